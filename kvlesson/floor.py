@@ -1,0 +1,166 @@
+"""The memory floor: one GPU's memory split into four parts.
+
+    allowed = share/100 x GPU memory        (what the server may use)
+    pool    = allowed - weights - reserve   (the paged KV cache)
+    blocks  = floor(pool / block bytes)     (0 when the pool is negative)
+    unused  = GPU memory - allowed          (left for other programs)
+
+A share moves room between the pool and the unused part; nothing adds memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.valid import of_type, positive, whole
+
+BLOCK_TOKENS = 16  # tokens in one cache block: vLLM's default block size
+RESERVE_BYTES = 2e9  # the working reserve: an invented figure, as in the lesson
+TYPICAL_CHAT = 2_000  # tokens in a typical chat, the lesson's yardstick
+
+
+def blocks_for(tokens: int) -> int:
+    """Blocks that hold `tokens` tokens: ceil(tokens / 16)."""
+    tokens = whole("tokens", tokens, 1)
+    return -(-tokens // BLOCK_TOKENS)
+
+
+@dataclass(frozen=True)
+class MemoryParts:
+    """The floor plan at one share. Bytes throughout; the parts add up to the GPU."""
+
+    share: int
+    gpu: GPU
+    model: Model
+    allowed_bytes: float
+    weights_bytes: int
+    reserve_bytes: float
+    pool_bytes: float
+    blocks: int
+    block_bytes: int
+    unused_bytes: float
+
+    @property
+    def gpu_bytes(self) -> int:
+        """The whole card, the sum of the four parts."""
+        return self.gpu.memory_bytes
+
+    @property
+    def tokens(self) -> int:
+        """Tokens of cache the pool holds: 16 per block."""
+        return BLOCK_TOKENS * self.blocks
+
+
+def memory_parts(share: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
+                 reserve_bytes: float = RESERVE_BYTES) -> MemoryParts:
+    """Split the GPU's memory at a whole-percent `share` (1..100).
+
+    >>> memory_parts(90).blocks
+    25720
+    """
+    share = whole("share", share, 1, 100)
+    of_type("gpu", gpu, GPU)
+    of_type("model", model, Model)
+    reserve = positive("reserve_bytes", reserve_bytes, zero_ok=True)
+    block_bytes = BLOCK_TOKENS * model.bytes_per_token
+    # Exact arithmetic, so a pool that is a whole number of blocks is never
+    # rounded down one block by a float.
+    allowed = Fraction(share * gpu.memory_bytes, 100)
+    pool = allowed - model.weights_bytes - Fraction(reserve)
+    blocks = max(0, int(pool // block_bytes))
+    return MemoryParts(share, gpu, model, float(allowed), model.weights_bytes, reserve,
+                       float(pool), blocks, block_bytes, float(gpu.memory_bytes - allowed))
+
+
+class ServerWontStart(ValueError):
+    """The pool cannot hold one chat of the longest length, so the server refuses to start.
+
+    Like vLLM's start-up error, the message says the cache one chat of the
+    ceiling needs, the cache available, and what to change.
+    """
+
+
+@dataclass(frozen=True)
+class Room:
+    """How many chats fit at once at a share and a ceiling (`longest`).
+
+    `typical` counts chats of 2,000 tokens (or of the ceiling, if lower): with
+    blocks handed out as chats grow it is blocks // per_typical; with the full
+    ceiling reserved per chat (`reserved`) it is `at_longest`.
+    """
+
+    parts: MemoryParts
+    longest: int
+    reserved: bool
+    starts: bool
+    typical: int
+    at_longest: int
+    per_typical: int
+    per_longest: int
+
+
+def room(share: int, longest: int, reserved: bool = False, gpu: GPU = A100_80GB,
+         model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES) -> Room:
+    """Chats that fit at once at `share` with a ceiling of `longest` tokens.
+
+    >>> room(90, 8000).typical, room(90, 8000, reserved=True).typical
+    (205, 51)
+    """
+    longest = whole("longest", longest, 1)
+    if not isinstance(reserved, bool):
+        raise TypeError(f"reserved must be True or False, not {type(reserved).__name__} {reserved!r}")
+    parts = memory_parts(share, gpu, model, reserve_bytes)
+    per_longest = blocks_for(longest)
+    per_typical = blocks_for(min(TYPICAL_CHAT, longest))
+    at_longest = parts.blocks // per_longest
+    typical = at_longest if reserved else parts.blocks // per_typical
+    return Room(parts, longest, reserved, at_longest >= 1, typical, at_longest,
+                per_typical, per_longest)
+
+
+def lowest_share(longest: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
+                 reserve_bytes: float = RESERVE_BYTES) -> int:
+    """The lowest whole-percent share at which a server with ceiling `longest` starts.
+
+    >>> lowest_share(128_000)
+    44
+    """
+    longest = whole("longest", longest, 1)
+    for share in range(1, 101):
+        if memory_parts(share, gpu, model, reserve_bytes).blocks >= blocks_for(longest):
+            return share
+    raise ServerWontStart(_wont_start_message(memory_parts(100, gpu, model, reserve_bytes), longest))
+
+
+def first_share_with_blocks(gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
+                            reserve_bytes: float = RESERVE_BYTES) -> int | None:
+    """The lowest share that leaves at least one block (None if even 100% leaves none)."""
+    for share in range(1, 101):
+        if memory_parts(share, gpu, model, reserve_bytes).blocks > 0:
+            return share
+    return None
+
+
+def check_starts(parts: MemoryParts, longest: int) -> None:
+    """Raise ServerWontStart unless the pool holds one chat of `longest` tokens."""
+    if parts.blocks < blocks_for(longest):
+        raise ServerWontStart(_wont_start_message(parts, longest))
+
+
+def _wont_start_message(parts: MemoryParts, longest: int) -> str:
+    need = blocks_for(longest)
+    fits = f"at most {parts.tokens:,} tokens" if parts.blocks else "no block is left at this share"
+    shares = [share for share in range(parts.share + 1, 101)
+              if memory_parts(share, parts.gpu, parts.model, parts.reserve_bytes).blocks >= need]
+    raise_to = (f"to at least {shares[0]}%" if shares
+                else f"no share of this GPU is enough for {parts.model.name}")
+    return (
+        f"the server will not start: to serve at least one chat of the longest length "
+        f"({longest:,} tokens) the cache needs {need * parts.block_bytes / 1e9:.2f} GB "
+        f"({need:,} blocks), but only {max(parts.pool_bytes, 0) / 1e9:.2f} GB "
+        f"({parts.blocks:,} blocks) is available at a {parts.share}% share. "
+        f"Raise the memory share (gpu_memory_utilization; {raise_to}) or lower the longest chat "
+        f"(max_model_len; {fits})."
+    )
