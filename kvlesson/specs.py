@@ -103,7 +103,7 @@ class Model:
 # bytes (as lesson 24 and this lesson do), 312 TFLOPS dense BF16, 2,039 GB/s.
 A100_80GB = GPU("A100 80GB", 80 * 10**9, 312e12, 2.039e12)
 # The same card read as 80 GiB, as lessons 18 and 26 read it.
-A100_80GIB = GPU("A100 80GB read as GiB", 80 * GIB, 312e12, 2.039e12)
+A100_80GIB = GPU("A100 80GB read as GiB", 80 * GIB, 312e12, 2.039e12)  # == as_gib(A100_80GB)
 # Same data sheet, 40GB SXM column: 312 TFLOPS dense BF16, 1,555 GB/s.
 A100_40GB = GPU("A100 40GB", 40 * 10**9, 312e12, 1.555e12)
 # NVIDIA H100 data sheet, SXM column: 80GB, 989 TFLOPS dense BF16 (1,979 is
@@ -154,3 +154,12 @@ def _lookup(kind: str, name: object, table: dict, cls: type):
     if not isinstance(name, str) or name.upper() not in table:
         raise ValueError(f"{kind} must be one of {', '.join(table)}, got {name!r}")
     return table[name.upper()]
+
+
+def as_gib(gpu: GPU) -> GPU:
+    """The same card with its "GB" read as GiB (80 GB -> 80 GiB), as some lessons read it."""
+    if gpu.memory_bytes % 10**9:
+        raise ValueError(f"gpu memory must be a whole number of GB to read it as GiB, "
+                         f"got {gpu.memory_bytes:,} bytes")
+    return GPU(f"{gpu.name} read as GiB", gpu.memory_bytes // 10**9 * GIB, gpu.peak_flops,
+               gpu.bandwidth)

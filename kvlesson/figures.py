@@ -1,0 +1,221 @@
+"""The lesson's figures, drawn with matplotlib from the package's numbers.
+
+Each figure is a small class that builds its artists once and has an
+`update(...)` method: a notebook draws it once, an explorer's slider updates
+the same figure in place. Colours are the Okabe-Ito palette, readable with
+any colour vision, and every part also carries a label or a hatch.
+
+Figures are made with `matplotlib.figure.Figure`, not pyplot, so nothing is
+shown twice and no global state is left behind.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Sequence
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from kvlesson import quote
+from kvlesson.floor import MemoryParts, Room
+from kvlesson.server import Step
+
+# Okabe & Ito, "Color Universal Design" (2008): a palette for all colour visions.
+BLUE, ORANGE, GREEN, SKY, VERMILION, PURPLE, YELLOW = (
+    "#0072B2", "#E69F00", "#009E73", "#56B4E9", "#D55E00", "#CC79A7", "#F0E442")
+GREY = "#999999"
+PARTS = (("weights", BLUE, ""), ("reserve", ORANGE, "//"), ("cache pool", GREEN, ""),
+         ("unused", GREY, ".."))
+
+
+def png(figure: Figure, dpi: int = 80) -> bytes:
+    """The figure as PNG bytes, for an image widget."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi)
+    return buffer.getvalue()
+
+
+class MemoryBar:
+    """Figure 1: the card's memory as one bar of four parts, a line at the share."""
+
+    def __init__(self, parts: MemoryParts):
+        self.figure = Figure(figsize=(8, 2.2), layout="constrained")
+        self.ax = self.figure.add_subplot()
+        self.bars = [self.ax.barh(0, 0, color=colour, hatch=hatch, edgecolor="white", label=name)[0]
+                     for name, colour, hatch in PARTS]
+        self.labels = [self.ax.text(0, 0, "", ha="center", va="center", fontsize=9) for _ in PARTS]
+        self.line = self.ax.axvline(0, color="black", linestyle="--", linewidth=1.5)
+        self.line_label = self.ax.text(0, 0.5, "", ha="center", va="bottom", fontsize=9)
+        self.ax.set_yticks([])
+        self.ax.set_ylim(-0.5, 0.8)
+        self.ax.set_xlabel("GPU memory (GB, billions of bytes)")
+        self.ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.45), ncol=4, frameon=False)
+        self.update(parts)
+
+    def update(self, parts: MemoryParts) -> None:
+        gb = 1e9
+        widths = [parts.weights_bytes, parts.reserve_bytes, max(parts.pool_bytes, 0),
+                  parts.unused_bytes]
+        lefts = [0, parts.weights_bytes, parts.weights_bytes + parts.reserve_bytes,
+                 parts.allowed_bytes]
+        for bar, label, left, width in zip(self.bars, self.labels, lefts, widths):
+            bar.set_x(left / gb)
+            bar.set_width(width / gb)
+            label.set_position(((left + width / 2) / gb, 0))
+            label.set_text(quote.gb(width, 2 if width == parts.weights_bytes else 1)
+                           if width / parts.gpu_bytes > 0.06 else "")
+        self.line.set_xdata([parts.allowed_bytes / gb] * 2)
+        self.line_label.set_position((parts.allowed_bytes / gb, 0.45))
+        self.line_label.set_text(f"share {parts.share}% = {quote.gb(parts.allowed_bytes)}")
+        self.ax.set_xlim(0, parts.gpu_bytes / gb)
+        pool = (f"cache pool {quote.gb(parts.pool_bytes)}, {quote.count(parts.blocks)} blocks"
+                if parts.blocks else "no block left for the cache pool")
+        self.ax.set_title(f"{parts.gpu.name}, {parts.model.name}: {pool}", fontsize=10)
+
+
+def memory_bar(parts: MemoryParts) -> Figure:
+    """Figure 1 at one share."""
+    return MemoryBar(parts).figure
+
+
+class ChatsThatFit:
+    """Figure 2: chats that fit at once, blocks handed out vs the ceiling reserved."""
+
+    def __init__(self, blocks_room: Room, reserved_rooms: Sequence[Room]):
+        self.figure = Figure(figsize=(6, 3.4), layout="constrained")
+        self.ax = self.figure.add_subplot()
+        self.count = 1 + len(reserved_rooms)
+        colours = [GREEN] + [ORANGE] * len(reserved_rooms)
+        hatches = [""] + ["//"] * len(reserved_rooms)
+        self.bars = self.ax.bar(range(self.count), [0] * self.count, color=colours, hatch=hatches,
+                                edgecolor="white")
+        self.values = [self.ax.text(i, 0, "", ha="center", va="bottom") for i in range(self.count)]
+        self.ax.set_ylabel("chats at once")
+        self.update(blocks_room, reserved_rooms)
+
+    def update(self, blocks_room: Room, reserved_rooms: Sequence[Room]) -> None:
+        rooms = [blocks_room, *reserved_rooms]
+        counts = [r.typical for r in rooms]
+        for bar, text, n in zip(self.bars, self.values, counts):
+            bar.set_height(n)
+            text.set_position((text.get_position()[0], n))
+            text.set_text(quote.count(n))
+        names = [f"blocks as\nchats grow"] + [f"{r.longest:,} held\nfor each" for r in reserved_rooms]
+        self.ax.set_xticks(range(self.count), names)
+        self.ax.set_ylim(0, max(max(counts), 1) * 1.18)
+        typical = min(2_000, blocks_room.longest)
+        starts = "" if blocks_room.starts else " (the server would not start)"
+        self.ax.set_title(f"Chats of {typical:,} tokens in a {quote.gb(blocks_room.parts.pool_bytes)} "
+                          f"pool ({blocks_room.parts.share}% share){starts}", fontsize=10)
+
+
+def chats_that_fit(blocks_room: Room, reserved_rooms: Sequence[Room]) -> Figure:
+    """Figure 2: one green bar for blocks, one orange bar per reserved ceiling."""
+    return ChatsThatFit(blocks_room, reserved_rooms).figure
+
+
+class SweepChart:
+    """Figure 3: tokens/s and the wait between words against the cap, the knee marked."""
+
+    def __init__(self, sweep: pd.DataFrame, knee: int | None, cap: int | None = None,
+                 title: str = ""):
+        self.figure = Figure(figsize=(9, 3.4), layout="constrained")
+        self.rate_ax, self.wait_ax = self.figure.subplots(1, 2)
+        self.rate_line, = self.rate_ax.plot([], [], "o-", color=BLUE)
+        self.wait_line, = self.wait_ax.plot([], [], "s-", color=VERMILION)
+        self.knees = [ax.axvline(1, color=GREY, linewidth=2) for ax in (self.rate_ax, self.wait_ax)]
+        self.marks = [ax.plot([], [], "o", markersize=13, markerfacecolor="none",
+                              markeredgecolor="black", markeredgewidth=2)[0]
+                      for ax in (self.rate_ax, self.wait_ax)]
+        for ax, label in ((self.rate_ax, "tokens/s, all chats together"),
+                          (self.wait_ax, "wait between words (ms)")):
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("most chats at once (cap)")
+            ax.set_ylabel(label)
+            ax.grid(alpha=0.3)
+        self.update(sweep, knee, cap, title)
+
+    def update(self, sweep: pd.DataFrame, knee: int | None, cap: int | None = None,
+               title: str = "") -> None:
+        caps = list(sweep["cap"])
+        self.rate_line.set_data(caps, sweep["tokens_per_s"])
+        self.wait_line.set_data(caps, sweep["wait_ms"])
+        for line in self.knees:
+            line.set_xdata([knee or caps[0]] * 2)
+            line.set_visible(knee is not None)
+        row = sweep[sweep["cap"] == cap]
+        for mark, column in zip(self.marks, ("tokens_per_s", "wait_ms")):
+            mark.set_data(list(row["cap"]), list(row[column]))
+        for ax, column in ((self.rate_ax, "tokens_per_s"), (self.wait_ax, "wait_ms")):
+            ax.set_xlim(caps[0] / 1.5, caps[-1] * 1.5)
+            ax.set_ylim(0, sweep[column].max() * 1.1)
+            ax.set_xticks(caps, [str(c) for c in caps])
+        knee_text = f"grey line: cap {knee}, the last before a doubling adds under 10%" if knee else ""
+        self.figure.suptitle(f"{title}{'. ' if title and knee_text else ''}{knee_text}", fontsize=10)
+
+
+    def blank(self, message: str) -> None:
+        """Empty panels with a message: the server does not start at this setting."""
+        for line in (self.rate_line, self.wait_line, *self.marks):
+            line.set_data([], [])
+        for line in self.knees:
+            line.set_visible(False)
+        self.figure.suptitle(message[:90] + ("..." if len(message) > 90 else ""), fontsize=9)
+
+
+def sweep_chart(sweep: pd.DataFrame, knee: int | None, cap: int | None = None,
+                title: str = "") -> Figure:
+    """Figure 3: the cap sweep in two panels."""
+    return SweepChart(sweep, knee, cap, title).figure
+
+
+def knee_by_pool(sweeps: dict[int, pd.DataFrame], caps: Sequence[int] = (32, 64, 128)) -> Figure:
+    """Figure 4: tokens/s at a few caps for several shares; the best cap moves with the pool.
+
+    `sweeps` maps a share (percent) to its cap sweep.
+    """
+    figure = Figure(figsize=(7, 3.4), layout="constrained")
+    ax = figure.add_subplot()
+    colours, hatches = (SKY, BLUE, PURPLE), ("", "//", "..")
+    width = 0.8 / len(caps)
+    for k, cap in enumerate(caps):
+        heights = [float(s.loc[s["cap"] == cap, "tokens_per_s"].iloc[0]) for s in sweeps.values()]
+        ax.bar([i + (k - (len(caps) - 1) / 2) * width for i in range(len(sweeps))], heights, width,
+               color=colours[k % 3], hatch=hatches[k % 3], edgecolor="white", label=f"cap {cap}")
+    ax.set_xticks(range(len(sweeps)), [f"{share}% share" for share in sweeps])
+    ax.set_ylabel("tokens/s, all chats together")
+    ax.legend(loc="lower right")
+    ax.set_title("The best cap depends on the pool", fontsize=10)
+    return figure
+
+
+class BlockGrid:
+    """The hand case at one step: each block of the pool, coloured by the chat that holds it."""
+
+    OWNERS = (BLUE, ORANGE, GREEN, PURPLE, SKY, VERMILION)
+
+    def __init__(self, steps: Sequence[Step], pool: int, index: int = 0):
+        self.steps, self.pool = steps, pool
+        self.figure = Figure(figsize=(6, 1.9), layout="constrained")
+        self.ax = self.figure.add_subplot()
+        self.cells = [self.ax.bar(b, 0.8, width=0.9, color="white", edgecolor="black")[0]
+                      for b in range(pool)]
+        self.names = [self.ax.text(b, 0.4, "", ha="center", va="center", fontsize=11)
+                      for b in range(pool)]
+        self.ax.set_xlim(-0.6, pool - 0.4)
+        self.ax.set_ylim(0, 1)
+        self.ax.set_yticks([])
+        self.ax.set_xticks(range(pool), [f"block {b + 1}" for b in range(pool)])
+        self.update(index)
+
+    def update(self, index: int) -> None:
+        step = self.steps[index]
+        owners = [chat for chat in step.running for _ in range(step.held[chat])]
+        for b, (cell, name) in enumerate(zip(self.cells, self.names)):
+            chat = owners[b] if b < len(owners) else None
+            cell.set_facecolor("white" if chat is None else self.OWNERS[chat % len(self.OWNERS)])
+            cell.set_hatch("" if chat is None else "//" if chat % 2 else "")
+            name.set_text("free" if chat is None else chr(ord("A") + chat))
+        self.ax.set_title(f"Step {step.step}: {len(owners)} of {self.pool} blocks held, "
+                          f"{step.free} free", fontsize=10)

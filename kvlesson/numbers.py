@@ -1,0 +1,224 @@
+"""Every number the lesson quotes, computed, section by section.
+
+This is the course's single source of truth: `python -m kvlesson` prints it,
+the tests pin it, and for another GPU or model it is the same code with other
+specs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kvlesson import quote
+from kvlesson.chats import Chat, lesson_chats
+from kvlesson.floor import (RESERVE_BYTES, TYPICAL_CHAT, ServerWontStart, blocks_for,
+                            first_share_with_blocks, lowest_share, memory_parts, room)
+from kvlesson.server import LESSON_LONGEST, LESSON_SHARE, trace
+from kvlesson.specs import A100_80GB, GPU, LLAMA_31_8B, Model, as_gib
+from kvlesson.sweep import CAPS, cap_sweep, prefill_floor, prefill_seconds, stops_paying
+from kvlesson.valid import whole
+
+TABLE_SHARES = (30, 50, 90, 98)  # the lesson's table of shares
+CEILINGS = (4_000, 8_000, 16_000, 32_000, 64_000, 128_000)  # ceilings for the lowest share
+RESERVED_CEILINGS = (4_000, 8_000, 32_000, 128_000)  # reserving vs blocks at 90%
+LONG_CEILING = 128_000  # the ceiling that needs a 44% share
+SHORT_SHARE, OK_SHARE = 40, 44  # a share that does not start at 128,000, and one that does
+SMALL_SHARES = (50, 35)  # smaller pools that move the knee
+WAIT_TARGETS_MS = (30, 50)  # wait targets that pick a cap
+HAND_CASE = [Chat(30, 10), Chat(30, 10)]  # two chats of 30 prompt tokens and 10 reply tokens
+HAND_BLOCKS, HAND_ROOM, HAND_CAP = 4, 100, 10  # a pool of 4 blocks, and one with room for both
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One quoted number: its value, the lesson's way of writing it, what it is."""
+
+    value: float | int | bool | None
+    text: str
+    about: str
+
+
+def floor_numbers(share: int, gpu: GPU, model: Model, reserve_bytes: float) -> dict[str, Figure]:
+    """The floor plan at `share`, the table of shares, and the GiB reading."""
+    p = memory_parts(share, gpu, model, reserve_bytes)
+    r = room(share, LESSON_LONGEST, gpu=gpu, model=model, reserve_bytes=reserve_bytes)
+    out = {
+        "gpu": Figure(p.gpu_bytes, quote.gb(p.gpu_bytes), f"memory of the {gpu.name}"),
+        "weights": Figure(p.weights_bytes, quote.gb(p.weights_bytes, 2), f"weights of {model.name}"),
+        "reserve": Figure(p.reserve_bytes, quote.gb(p.reserve_bytes), "working reserve (invented)"),
+        "allowed": Figure(p.allowed_bytes, quote.gb(p.allowed_bytes), f"allowed at a {share}% share"),
+        "pool": Figure(p.pool_bytes, quote.gb(p.pool_bytes), "cache pool"),
+        "unused": Figure(p.unused_bytes, quote.gb(p.unused_bytes), "left unused"),
+        "bytes_per_token": Figure(model.bytes_per_token, quote.count(model.bytes_per_token),
+                                  "bytes of cache per token"),
+        "block_bytes": Figure(p.block_bytes, quote.count(p.block_bytes), "bytes per block of 16 tokens"),
+        "blocks": Figure(p.blocks, quote.count(p.blocks), "blocks in the pool"),
+        "tokens": Figure(p.tokens, quote.count(p.tokens), "tokens the pool holds"),
+        "per_typical": Figure(r.per_typical, quote.count(r.per_typical),
+                              f"blocks for a chat of {TYPICAL_CHAT:,} tokens"),
+        "typical": Figure(r.typical, quote.count(r.typical), f"chats of {TYPICAL_CHAT:,} that fit"),
+    }
+    for s in TABLE_SHARES:
+        ps = room(s, LESSON_LONGEST, gpu=gpu, model=model, reserve_bytes=reserve_bytes)
+        out[f"pool_{s}"] = Figure(ps.parts.pool_bytes, quote.gb(ps.parts.pool_bytes), f"pool at {s}%")
+        out[f"typical_{s}"] = Figure(ps.typical, quote.count(ps.typical),
+                                     f"chats of {TYPICAL_CHAT:,} at {s}%")
+    first = first_share_with_blocks(gpu, model, reserve_bytes)
+    out["first_share_with_blocks"] = Figure(first, f"{first}%" if first else "none",
+                                            "lowest share that leaves a block")
+    if gpu.memory_bytes % 10**9 == 0 and p.pool_bytes > 0:  # a card quoted in GB, read as GiB
+        gib = as_gib(gpu)
+        g = room(share, LESSON_LONGEST, gpu=gib, model=model, reserve_bytes=reserve_bytes)
+        out["gib_pool"] = Figure(g.parts.pool_bytes, quote.gb(g.parts.pool_bytes), "pool, card read as GiB")
+        out["gib_blocks"] = Figure(g.parts.blocks, quote.count(g.parts.blocks), "blocks, card read as GiB")
+        out["gib_typical"] = Figure(g.typical, quote.count(g.typical), "chats, card read as GiB")
+        card, pool = gib.memory_bytes / gpu.memory_bytes - 1, g.parts.pool_bytes / p.pool_bytes - 1
+        out["gib_card_larger"] = Figure(card, quote.pct(card), "card larger, read as GiB")
+        out["gib_pool_larger"] = Figure(pool, quote.pct(pool), "pool larger, read as GiB")
+    return out
+
+
+def ceiling_numbers(share: int, gpu: GPU, model: Model, reserve_bytes: float) -> dict[str, Figure]:
+    """Blocks vs the full ceiling reserved; when the server starts; the lowest shares."""
+    kw = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
+    typical = room(share, LESSON_LONGEST, **kw).typical
+    out = {"blocks_typical": Figure(typical, quote.count(typical),
+                                    f"chats of {TYPICAL_CHAT:,}, blocks as chats grow")}
+    for longest in RESERVED_CEILINGS:
+        r = room(share, longest, reserved=True, **kw)
+        out[f"reserved_{longest}"] = Figure(r.typical, quote.count(r.typical),
+                                            f"chats, {longest:,} reserved for each")
+    for s in (SHORT_SHARE, OK_SHARE):
+        r = room(s, LONG_CEILING, **kw)
+        out[f"pool_{s}"] = Figure(r.parts.pool_bytes, quote.gb(r.parts.pool_bytes), f"pool at {s}%")
+        out[f"blocks_{s}"] = Figure(r.parts.blocks, quote.count(r.parts.blocks), f"blocks at {s}%")
+        out[f"tokens_{s}"] = Figure(r.parts.tokens, quote.count(r.parts.tokens), f"tokens at {s}%")
+        out[f"starts_{s}"] = Figure(r.starts, "starts" if r.starts else "does not start",
+                                    f"server at {s}% with a {LONG_CEILING:,} ceiling")
+    out["long_needs"] = Figure(blocks_for(LONG_CEILING), quote.count(blocks_for(LONG_CEILING)),
+                               f"blocks for one chat of {LONG_CEILING:,}")
+    for longest in CEILINGS:
+        try:
+            s = lowest_share(longest, **kw)
+            out[f"lowest_{longest}"] = Figure(s, f"{s}%", f"lowest share that starts, ceiling {longest:,}")
+        except ServerWontStart:
+            out[f"lowest_{longest}"] = Figure(None, "never", f"lowest share that starts, ceiling {longest:,}")
+    return out
+
+
+def wait_target_cap(sweep, target_ms: float) -> int | None:
+    """The largest cap whose wait between words stays within `target_ms`."""
+    within = sweep[sweep["wait_ms"] <= target_ms]
+    return int(within["cap"].max()) if len(within) else None
+
+
+def sweep_numbers(chats: list[Chat], share: int, longest: int, gpu: GPU, model: Model,
+                  reserve_bytes: float) -> dict[str, Figure]:
+    """The cap sweep, where it stops paying, reserving at cap 512, smaller pools, the prefill floor."""
+    kw = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
+    prompts, replies = [c.prompt for c in chats], [c.reply for c in chats]
+    out = {
+        "prompt_min": Figure(min(prompts), quote.count(min(prompts)), "shortest prompt"),
+        "prompt_max": Figure(max(prompts), quote.count(max(prompts)), "longest prompt"),
+        "prompt_total": Figure(sum(prompts), quote.count(sum(prompts)), "prompt tokens in all"),
+        "prompt_mean": Figure(sum(prompts) / len(chats), quote.count(sum(prompts) / len(chats)),
+                              "mean prompt"),
+        "reply_min": Figure(min(replies), quote.count(min(replies)), "shortest reply"),
+        "reply_max": Figure(max(replies), quote.count(max(replies)), "longest reply"),
+        "reply_total": Figure(sum(replies), quote.count(sum(replies)), "reply tokens in all"),
+        "reply_mean": Figure(sum(replies) / len(chats), quote.count(sum(replies) / len(chats)),
+                             "mean reply"),
+    }
+    sweep = cap_sweep(chats, CAPS, share, longest, **kw)
+    for row in sweep.itertuples():
+        out[f"tps_{row.cap}"] = Figure(row.tokens_per_s, quote.count(row.tokens_per_s),
+                                       f"tokens/s at cap {row.cap}")
+        out[f"wait_{row.cap}"] = Figure(row.wait_ms, quote.one(row.wait_ms) + " ms",
+                                        f"wait between words at cap {row.cap}")
+        out[f"pauses_{row.cap}"] = Figure(row.pauses, quote.count(row.pauses), f"pauses at cap {row.cap}")
+    top = sweep.iloc[-1]
+    out["rebuilt_top"] = Figure(int(top.rebuilt_tokens), quote.count(top.rebuilt_tokens),
+                                f"tokens of cache rebuilt at cap {int(top.cap)}")
+    out["running_top"] = Figure(top.avg_running, quote.one(top.avg_running),
+                                f"chats running on average at cap {int(top.cap)}")
+    knee = stops_paying(sweep)
+    out["stops_paying"] = Figure(knee, str(knee), "first cap whose doubling adds under 10%")
+    if knee is not None:
+        before = sweep[sweep["cap"] <= knee]["gain"].dropna()
+        after = sweep[sweep["cap"] == 2 * knee].iloc[0]
+        if len(before):
+            out["min_gain_before"] = Figure(before.min(), quote.pct(before.min()),
+                                            f"least gain of a doubling up to {knee}")
+        out["gain_after"] = Figure(after.gain, quote.pct(after.gain), f"gain from {knee} to {2 * knee}")
+        out["wait_ratio_after"] = Figure(after.wait_ratio, quote.one(after.wait_ratio, 2),
+                                         f"wait grows x, {knee} to {2 * knee}")
+    for target in WAIT_TARGETS_MS:
+        cap = wait_target_cap(sweep, target)
+        out[f"cap_for_{target}ms"] = Figure(cap, str(cap), f"largest cap with a wait within {target} ms")
+    for ceiling in (longest, 4 * longest):
+        try:
+            r = cap_sweep(chats, [CAPS[-1]], share, ceiling, reserved=True, **kw).iloc[0]
+        except ServerWontStart:
+            continue
+        out[f"reserved_tps_{ceiling}"] = Figure(r.tokens_per_s, quote.count(r.tokens_per_s),
+                                                f"tokens/s, {ceiling:,} reserved, cap {CAPS[-1]}")
+        out[f"reserved_running_{ceiling}"] = Figure(r.avg_running, quote.one(r.avg_running),
+                                                    f"running on average, {ceiling:,} reserved")
+        out[f"reserved_wait_{ceiling}"] = Figure(r.wait_ms, quote.one(r.wait_ms) + " ms",
+                                                 f"wait, {ceiling:,} reserved")
+    for small in SMALL_SHARES:
+        try:
+            s = cap_sweep(chats, CAPS[5:], small, longest, **kw)
+        except ServerWontStart:
+            continue
+        tokens = memory_parts(small, **kw).tokens
+        out[f"tokens_{small}"] = Figure(tokens, quote.count(tokens), f"pool tokens at {small}%")
+        for row in s.itertuples():
+            out[f"tps_{small}_{row.cap}"] = Figure(row.tokens_per_s, quote.count(row.tokens_per_s),
+                                                   f"tokens/s at {small}%, cap {row.cap}")
+            out[f"pauses_{small}_{row.cap}"] = Figure(row.pauses, quote.count(row.pauses),
+                                                      f"pauses at {small}%, cap {row.cap}")
+    floor = prefill_floor(chats, gpu, model)
+    mean_prompt = round(sum(prompts) / len(chats))
+    out["prefill_s"] = Figure(floor.seconds, quote.one(floor.seconds) + " s", "prefill floor")
+    out["prefill_us_per_token"] = Figure(floor.per_token_s, quote.one(floor.per_token_s * 1e6) + " us",
+                                         "arithmetic per prompt token")
+    out["prefill_max_tps"] = Figure(floor.max_tokens_per_s, quote.count(floor.max_tokens_per_s),
+                                    "tokens/s no cap can pass")
+    mean_s = prefill_seconds(mean_prompt, gpu, model)
+    out["prefill_mean_prompt"] = Figure(mean_s, quote.ms(mean_s),
+                                        f"arithmetic for a prompt of {mean_prompt:,}")
+    return out
+
+
+def preemption_numbers(gpu: GPU, model: Model) -> dict[str, Figure]:
+    """The hand case: two chats in 4 blocks pause once and take 18 steps; 10 with room."""
+    tight = trace(HAND_CASE, HAND_CAP, blocks=HAND_BLOCKS, longest=None, gpu=gpu, model=model)
+    roomy = trace(HAND_CASE, HAND_CAP, blocks=HAND_ROOM, longest=None, gpu=gpu, model=model)
+    pauses = sum(len(step.paused) for step in tight)
+    first_pause = next(step.step for step in tight if step.paused)
+    return {
+        "hand_steps": Figure(len(tight), str(len(tight)), "steps, pool of 4 blocks"),
+        "hand_pauses": Figure(pauses, str(pauses), "pauses, pool of 4 blocks"),
+        "hand_first_pause": Figure(first_pause, str(first_pause), "step of the pause"),
+        "hand_steps_room": Figure(len(roomy), str(len(roomy)), "steps with room for both"),
+    }
+
+
+def lesson_numbers(gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B, share: int = LESSON_SHARE,
+                   longest: int = LESSON_LONGEST, reserve_bytes: float = RESERVE_BYTES,
+                   chats: list[Chat] | None = None) -> dict[str, dict[str, Figure]]:
+    """Every quoted number, by section: floor, ceiling, sweep, preemption."""
+    share = whole("share", share, 1, 100)
+    longest = whole("longest", longest, 1)
+    chats = lesson_chats() if chats is None else chats
+    try:
+        sweep = sweep_numbers(chats, share, longest, gpu, model, reserve_bytes)
+    except ServerWontStart as error:
+        sweep = {"starts": Figure(False, str(error), f"server at {share}%, ceiling {longest:,}")}
+    return {
+        "floor": floor_numbers(share, gpu, model, reserve_bytes),
+        "ceiling": ceiling_numbers(share, gpu, model, reserve_bytes),
+        "sweep": sweep,
+        "preemption": preemption_numbers(gpu, model),
+    }

@@ -1,0 +1,46 @@
+"""How the lesson quotes numbers: 53.9 GB, 25,720 blocks, 8.0 ms, 8.2%.
+
+One place for the rounding, so the notebooks, `python -m kvlesson` and the
+tests all write a number the same way.
+"""
+
+from __future__ import annotations
+
+
+def gb(nbytes: float, places: int = 1) -> str:
+    """Bytes as gigabytes (billions of bytes): gb(53_939_477_504) == '53.9 GB'."""
+    return f"{nbytes / 1e9:,.{places}f} GB"
+
+
+def count(n: float) -> str:
+    """A whole count with thousands separators: count(25720) == '25,720'."""
+    return f"{round(n):,}"
+
+
+def ms(seconds: float, places: int = 1) -> str:
+    """Seconds as milliseconds: ms(0.0080) == '8.0 ms'."""
+    return f"{seconds * 1000:,.{places}f} ms"
+
+
+def pct(fraction: float, places: int = 1) -> str:
+    """A fraction as a percent: pct(0.082) == '8.2%'."""
+    return f"{fraction * 100:.{places}f}%"
+
+
+def one(x: float, places: int = 1) -> str:
+    """A plain number to `places` decimals: one(194.93) == '194.9'."""
+    return f"{x:,.{places}f}"
+
+
+class Say(str):
+    """A sentence made from computed numbers, shown as Markdown in a notebook.
+
+    Its plain-text form is the sentence itself, so nbval compares the numbers
+    in it, and a notebook's prose follows its parameters.
+    """
+
+    def _repr_markdown_(self) -> str:
+        return str(self)
+
+    def __repr__(self) -> str:
+        return str(self)

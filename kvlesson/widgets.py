@@ -1,0 +1,145 @@
+"""The explorers: sliders that redraw a figure and a sentence.
+
+Each explorer has a pure `*_view` function that computes what to show (a
+test can call it without a browser) and a small class that wires sliders to
+it and updates one figure in place. Needs the course extra (ipywidgets).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Iterable
+
+import ipywidgets as w
+
+from kvlesson import figures
+from kvlesson.chats import Chat, as_chats, lesson_chats
+from kvlesson.floor import RESERVE_BYTES, ServerWontStart
+from kvlesson.server import LESSON_LONGEST, LESSON_SHARE, trace
+from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.story import (CeilingView, FloorView, PauseView, SweepView, ceiling_view,
+                            floor_view, pause_view, sweep_view)
+from kvlesson.sweep import CAPS
+
+CEILING_CHOICES = (2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000)
+
+
+class Explorer:
+    """Sliders, a sentence and a figure, stacked; shown by display()."""
+
+    def __init__(self, sliders: list[w.Widget], chart):
+        self.chart = chart
+        self.image = w.Image(format="png")
+        self.caption = w.HTML()
+        self.box = w.VBox([*sliders, self.caption, self.image])
+        for slider in sliders:
+            slider.observe(self._changed, names="value")
+
+    def redraw(self, caption: str) -> None:
+        """Show a new caption (Markdown bold allowed) and the figure as it now stands."""
+        self.caption.value = "<p>" + re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(caption)) + "</p>"
+        self.image.value = figures.png(self.chart.figure)
+
+    def _changed(self, change) -> None:
+        self.refresh()
+
+    def _repr_mimebundle_(self, **kwargs):
+        # The widget view for a live kernel; a short plain text for a stored
+        # notebook (no widget state is saved, so no random model id either).
+        bundle = self.box._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = f"{type(self).__name__}: run this cell to get its sliders."
+        return bundle
+
+
+class FloorExplorer(Explorer):
+    """A memory-share slider redrawing the memory bar (notebook 1)."""
+
+    def __init__(self, share: int = LESSON_SHARE, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
+                 reserve_bytes: float = RESERVE_BYTES):
+        self.settings = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
+        self.share = w.IntSlider(value=share, min=1, max=100, description="share (%)")
+        view = floor_view(share, **self.settings)
+        super().__init__([self.share], figures.MemoryBar(view.parts))
+        self.redraw(view.caption)
+
+    def refresh(self) -> FloorView:
+        view = floor_view(self.share.value, **self.settings)
+        self.chart.update(view.parts)
+        self.redraw(view.caption)
+        return view
+
+
+class CeilingExplorer(Explorer):
+    """Share and longest-chat sliders: chats that fit, blocks vs reserved (notebook 2)."""
+
+    def __init__(self, share: int = LESSON_SHARE, longest: int = LESSON_LONGEST,
+                 gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
+                 reserve_bytes: float = RESERVE_BYTES):
+        self.settings = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
+        self.share = w.IntSlider(value=share, min=1, max=100, description="share (%)")
+        choices = sorted(set(CEILING_CHOICES) | {longest})
+        self.longest = w.SelectionSlider(options=choices, value=longest, description="longest")
+        view = ceiling_view(share, longest, **self.settings)
+        super().__init__([self.share, self.longest],
+                         figures.ChatsThatFit(view.blocks, [view.reserved]))
+        self.redraw(view.caption)
+
+    def refresh(self) -> CeilingView:
+        view = ceiling_view(self.share.value, self.longest.value, **self.settings)
+        self.chart.update(view.blocks, [view.reserved])
+        self.redraw(view.caption)
+        return view
+
+
+class SweepExplorer(Explorer):
+    """Cap and share sliders over the cap sweep, the knee marked (notebook 3).
+
+    Moving the share re-runs the whole sweep with the fast engine; moving
+    the cap only moves the ring on the chart.
+    """
+
+    def __init__(self, chats: Iterable[Chat] | None = None, share: int = LESSON_SHARE,
+                 cap: int = 64, longest: int = LESSON_LONGEST, gpu: GPU = A100_80GB,
+                 model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES):
+        self.chats = lesson_chats() if chats is None else as_chats(chats)
+        self.settings = dict(longest=longest, gpu=gpu, model=model, reserve_bytes=reserve_bytes)
+        self.cap = w.SelectionSlider(options=list(CAPS), value=cap, description="cap")
+        self.share = w.IntSlider(value=share, min=1, max=100, description="share (%)")
+        self.view = sweep_view(self.chats, share, **self.settings)
+        if self.view.sweep is None:
+            raise ServerWontStart(self.view.problem)
+        super().__init__([self.cap, self.share],
+                         figures.SweepChart(self.view.sweep, self.view.knee, cap))
+        self.redraw(self.view.caption(cap))
+
+    def refresh(self) -> SweepView:
+        if self.share.value != self.view.share:
+            self.view = sweep_view(self.chats, self.share.value, **self.settings)
+        if self.view.sweep is None:
+            self.chart.blank(self.view.problem)
+        else:
+            self.chart.update(self.view.sweep, self.view.knee, self.cap.value)
+        self.redraw(self.view.caption(self.cap.value))
+        return self.view
+
+
+class PauseExplorer(Explorer):
+    """A step slider replaying a small case block by block (notebook 4).
+
+    By default the hand case: two chats of 30 prompt and 10 reply tokens in a
+    pool of 4 blocks.
+    """
+
+    def __init__(self, chats: Iterable[Chat] = ((30, 10), (30, 10)), blocks: int = 4,
+                 cap: int = 10, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B):
+        self.steps = trace(chats, cap, blocks=blocks, longest=None, gpu=gpu, model=model)
+        self.step = w.IntSlider(value=1, min=1, max=len(self.steps), description="step")
+        super().__init__([self.step], figures.BlockGrid(self.steps, blocks))
+        self.redraw(pause_view(self.steps, 0).caption)
+
+    def refresh(self) -> PauseView:
+        view = pause_view(self.steps, self.step.value - 1)
+        self.chart.update(self.step.value - 1)
+        self.redraw(view.caption)
+        return view
