@@ -1,5 +1,26 @@
-"""kvlesson: what do an LLM server's settings change?"""
-from kvlesson.specs import *  # noqa
-from kvlesson.floor import *  # noqa
-from kvlesson.chats import *  # noqa
-from kvlesson.server import *  # noqa
+"""kvlesson: what do an LLM server's settings change?
+
+The lesson's model as a small package: GPUs and models as data, the memory
+floor, the block pool, the seeded chats, the server step by step, and the
+cap sweep. The notebooks call these; `python -m kvlesson` prints every number
+the lesson quotes.
+"""
+
+from kvlesson.chats import Chat, lesson_chats
+from kvlesson.floor import (BLOCK_TOKENS, RESERVE_BYTES, TYPICAL_CHAT, MemoryParts, Room,
+                            ServerWontStart, blocks_for, check_starts, first_share_with_blocks,
+                            lowest_share, memory_parts, room)
+from kvlesson.fast import serve_fast
+from kvlesson.server import ServeResult, Step, serve, trace
+from kvlesson.specs import (A100_40GB, A100_80GB, A100_80GIB, GPU, H100_80GB, LLAMA_31_8B,
+                            LLAMA_33_70B, QWEN25_7B, Model, as_gib, gpu, model)
+from kvlesson.sweep import CAPS, cap_sweep, knee, prefill_floor, prefill_seconds, stops_paying
+
+__all__ = [
+    "A100_40GB", "A100_80GB", "A100_80GIB", "BLOCK_TOKENS", "CAPS", "Chat", "GPU", "H100_80GB",
+    "LLAMA_31_8B", "LLAMA_33_70B", "MemoryParts", "Model", "QWEN25_7B", "RESERVE_BYTES", "Room",
+    "ServeResult", "ServerWontStart", "Step", "TYPICAL_CHAT", "as_gib", "blocks_for", "cap_sweep",
+    "check_starts", "first_share_with_blocks", "gpu", "knee", "lesson_chats", "lowest_share",
+    "memory_parts", "model", "prefill_floor", "prefill_seconds", "room", "serve", "serve_fast", "stops_paying",
+    "trace",
+]

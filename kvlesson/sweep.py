@@ -39,7 +39,7 @@ def pick_engine(name: str):
 def cap_sweep(chats: Iterable[Chat], caps: Sequence[int] = CAPS, share: int | None = None,
               longest: int | None = LESSON_LONGEST, reserved: bool = False, *,
               blocks: int | None = None, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-              reserve_bytes: float = RESERVE_BYTES, engine: str = "reference") -> pd.DataFrame:
+              reserve_bytes: float = RESERVE_BYTES, engine: str = "fast") -> pd.DataFrame:
     """Serve the same chats at every cap; one row per cap.
 
     `gain` is what the step from the previous cap added to tokens/s (0.082 is
@@ -89,6 +89,40 @@ def stops_paying(sweep: pd.DataFrame, pays: float = PAYS) -> int | None:
 
 
 @dataclass(frozen=True)
+class Knee:
+    """Where a sweep stops paying, and the numbers that say so.
+
+    `least_gain` is the smallest gain of a step up to the knee (None if the
+    knee is the first cap); `gain` and `wait_ratio` are those of the step
+    from the knee to the next cap.
+    """
+
+    cap: int
+    next_cap: int
+    least_gain: float | None
+    gain: float
+    wait_ratio: float
+
+
+def knee(sweep: pd.DataFrame, pays: float = PAYS) -> Knee | None:
+    """The knee of a sweep (see `stops_paying`), None if every step pays."""
+    cap = stops_paying(sweep, pays)
+    if cap is None:
+        return None
+    before = sweep[sweep["cap"] <= cap]["gain"].dropna()
+    after = sweep[sweep["cap"] > cap].iloc[0]
+    return Knee(cap, int(after["cap"]), float(before.min()) if len(before) else None,
+                float(after["gain"]), float(after["wait_ratio"]))
+
+
+def cap_for_wait(sweep: pd.DataFrame, target_ms: float) -> int | None:
+    """The largest cap whose wait between words stays within `target_ms` (None if none does)."""
+    target_ms = positive("target_ms", target_ms)
+    within = sweep[sweep["wait_ms"] <= target_ms]
+    return int(within["cap"].max()) if len(within) else None
+
+
+@dataclass(frozen=True)
 class PrefillFloor:
     """The least time the arithmetic of reading every prompt once can take."""
 
@@ -106,6 +140,8 @@ class PrefillFloor:
 def prefill_seconds(tokens: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B) -> float:
     """Seconds of arithmetic to read a prompt of `tokens` tokens: 2 x params per token."""
     tokens = whole("tokens", tokens, 1)
+    of_type("gpu", gpu, GPU)
+    of_type("model", model, Model)
     return tokens * 2 * model.params / gpu.peak_flops
 
 

@@ -1,0 +1,302 @@
+"""The toy server, fast: the reference's results without walking every step.
+
+`server.serve` walks the run one step at a time; at cap 1 the lesson's 600
+chats take 94,117 steps. Most of those steps are alike. Between two events
+(a chat joins, finishes or is paused) the same n chats run, so every step
+reads n tokens (the same arithmetic time) and n more tokens of cache than the
+step before (a memory time that rises in a straight line). The time of such a
+stretch of steps has a closed form, and so do the blocks the chats take in it.
+`serve_fast` jumps from event to event and gives the reference's results:
+the same counts, and the same times up to float rounding.
+
+What it keeps per chat, instead of updating every chat every step:
+
+* context: a running chat's context (prompt + what it wrote) at step t is
+  `offset + t`, fixed from the step it joins; the server keeps the sum of the
+  offsets, so the cache a step reads is `sum of offsets + n x t`.
+* block phase: a chat starts a new block at the steps t where `offset + t` is
+  a multiple of 16, the steps with t % 16 equal to its phase. The server counts
+  the running chats in each of the 16 phases, so the blocks taken over any
+  stretch come from 16 counts, not from every chat.
+* finish: the step a chat writes its last token, in a heap of finishes.
+
+The rare steps in which the pool runs short (pauses) are replayed exactly, in
+the order of `running`, oldest first, as the reference does.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from typing import Iterable
+
+from kvlesson.chats import Chat, as_chats
+from kvlesson.floor import BLOCK_TOKENS, RESERVE_BYTES
+from kvlesson.server import (LESSON_LONGEST, ServeResult, Setup, accepted, make_setup,
+                             summarize)
+from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+
+# The phase of a chat whose blocks were all reserved when it joined: it never
+# takes a block as it grows, so it is counted apart from the 16 real phases.
+NEVER_GROWS = BLOCK_TOKENS
+
+
+class FastServer:
+    """The server's state, kept so that a stretch of alike steps costs O(16), not O(steps x chats).
+
+    `running` keeps the reference's order (oldest first) as the insertion order
+    of a dict; `by_phase[p]` keeps, in the same order, the running chats of block
+    phase p, and `count[p]` how many there are.
+    """
+
+    def __init__(self, chats: list[Chat], setup: Setup):
+        self.setup = setup
+        self.prompt = [chat.prompt for chat in chats]
+        self.reply = [chat.reply for chat in chats]
+        self.waiting = deque(accepted(setup, chats))
+        self.context = [chat.prompt for chat in chats]  # a waiting chat's context
+        self.running: dict[int, None] = {}
+        self.offset = [0] * len(chats)  # a running chat's context at step t is offset + t
+        self.phase = [NEVER_GROWS] * len(chats)
+        self.by_phase: list[dict[int, None]] = [{} for _ in range(BLOCK_TOKENS + 1)]
+        self.count = [0] * (BLOCK_TOKENS + 1)
+        self.offsets = 0  # sum of the running chats' offsets
+        self.finish_at = [-1] * len(chats)  # -1 once paused: its heap entry is stale
+        self.finishes: list[tuple[int, int]] = []  # (step of the last token, chat)
+        self.free = setup.blocks
+        self.first: list[float | None] = [None] * len(chats)
+        self.last: list[float | None] = [None] * len(chats)
+        self.clock = 0.0
+        self.busy = 0.0
+        self.steps = self.pauses = self.rebuilt = 0
+
+    def run(self) -> None:
+        """Serve every chat: each pass is one event step and the calm stretch after it.
+
+        The event step (grow, join, time) is done as the reference does it. The
+        stretch runs to the next finish, or to the step before the pool runs
+        short; its steps have no join, because nothing freed blocks or a slot
+        (a queue that stopped once stops again). The chats that finish at the
+        stretch's last step then free their blocks.
+
+        This is the hot loop, so it keeps the state in local variables; the
+        rare pause path works on the object (`self.free`, `self.offsets`).
+        """
+        setup = self.setup
+        flops_per_token = 2 * setup.model.params
+        peak = setup.gpu.peak_flops
+        weights = setup.model.weights_bytes
+        per_token = setup.model.bytes_per_token
+        bandwidth = setup.gpu.bandwidth
+        cap = setup.cap
+        reserved_need = -(-setup.longest // BLOCK_TOKENS) if setup.reserved else 0
+        prompt, reply, context, offset, phase = (self.prompt, self.reply, self.context,
+                                                 self.offset, self.phase)
+        running, waiting, by_phase, count = self.running, self.waiting, self.by_phase, self.count
+        finish_at, finishes, first, last = self.finish_at, self.finishes, self.first, self.last
+        heappush, heappop = heapq.heappush, heapq.heappop
+
+        step = 0
+        free, offsets, clock, busy = self.free, self.offsets, 0.0, 0.0
+        join_pending = True  # something freed blocks or a slot (or it is the start): try to join
+        while running or waiting:
+            # Grow: the chats in this step's phase take a block each.
+            need = count[step % BLOCK_TOKENS]
+            paused = need > free
+            if paused:
+                self.free, self.offsets = free, offsets
+                self.pause_for_room(step)
+                free, offsets = self.free, self.offsets
+                join_pending = True
+            else:
+                free -= need
+
+            # Join: only after something freed blocks or a slot, and not in a step with a pause.
+            n = len(running)
+            read = n  # tokens read this step: one per chat, a joiner's whole context
+            joined = []
+            if join_pending and not paused:
+                join_pending = False
+                while waiting and n < cap:
+                    i = waiting[0]
+                    tokens = context[i]
+                    # the ceiling's blocks if reserved, else blocks_for(tokens + 1)
+                    need = reserved_need or (tokens + BLOCK_TOKENS) // BLOCK_TOKENS
+                    if need > free:
+                        break
+                    waiting.popleft()
+                    free -= need
+                    running[i] = None
+                    offset[i] = tokens - step
+                    offsets += tokens - step
+                    # it starts a block at the steps t with (offset + t) % 16 == 0
+                    p = NEVER_GROWS if reserved_need else (step - tokens) % BLOCK_TOKENS
+                    phase[i] = p
+                    by_phase[p][i] = None
+                    count[p] += 1
+                    finish_at[i] = end = step + prompt[i] + reply[i] - tokens - 1
+                    heappush(finishes, (end, i))
+                    joined.append(i)
+                    n += 1
+                    read += tokens
+            # Time: the step as the reference times it (see Setup.step_seconds).
+            compute = flops_per_token * read / peak
+            memory = (weights + per_token * (offsets + n * step)) / bandwidth
+            seconds = compute if compute > memory else memory
+            clock += seconds
+            busy += seconds * n
+            for i in joined:
+                if first[i] is None:
+                    first[i] = clock
+
+            # The calm stretch, steps step+1 .. end: no join, no finish before end, no pause.
+            end = step
+            if not join_pending and finishes:
+                end = finishes[0][0]  # (a paused chat's stale entry just ends it early)
+                # Each chat takes one block per 16 steps, so the pool can run short
+                # before `end` only if free // n whole rounds of 16 steps end before it.
+                if not reserved_need and step + 1 + BLOCK_TOKENS * (free // n) <= end:
+                    end = self.last_step_with_room(step, end, free, n)
+                if end > step:
+                    k = end - step
+                    seconds = self.stretch_seconds(offsets + n * (step + 1), n, k)
+                    clock += seconds
+                    busy += seconds * n
+                    if not reserved_need:
+                        free -= self.blocks_taken(step + 1, k, n)
+
+            # Write: the chats whose last token came at `end` finish and free their blocks.
+            while finishes and finishes[0][0] == end:
+                i = heappop(finishes)[1]
+                if finish_at[i] != end:
+                    continue  # paused since it joined
+                del running[i]
+                offsets -= offset[i]
+                p = phase[i]
+                del by_phase[p][i]
+                count[p] -= 1
+                # the ceiling's blocks if reserved, else blocks_for(prompt + reply)
+                free += reserved_need or (prompt[i] + reply[i] + BLOCK_TOKENS - 1) // BLOCK_TOKENS
+                last[i] = clock
+                join_pending = True
+            step = end + 1
+
+        self.free, self.offsets, self.clock, self.busy, self.steps = free, offsets, clock, busy, step
+
+    def pause_for_room(self, step: int) -> None:
+        """Replay a grow phase in which the pool runs short, chat by chat.
+
+        The chats of this step's phase take a block, oldest first. When none is
+        free, the newest running chat is paused (possibly the one asking); the
+        newest is never one that already took its block this step, so it gives
+        back `blocks_for(context)`. A paused chat of this phase is the newest
+        one still asking, so it drops off the end of `asking`.
+        """
+        p = step % BLOCK_TOKENS
+        asking = list(self.by_phase[p])
+        served, left = 0, len(asking)
+        while served < left:
+            if self.free:
+                self.free -= 1
+                served += 1
+                continue
+            newest = next(reversed(self.running))
+            if self.phase[newest] == p:
+                left -= 1
+            self.pause(newest, step)
+
+    def pause(self, i: int, step: int) -> None:
+        """Chat i gives back its blocks and goes to the front of the queue, keeping what it wrote."""
+        tokens = self.offset[i] + step
+        del self.running[i]
+        self.offsets -= self.offset[i]
+        del self.by_phase[self.phase[i]][i]
+        self.count[self.phase[i]] -= 1
+        self.finish_at[i] = -1
+        self.free += -(-tokens // BLOCK_TOKENS)  # blocks_for(tokens): none taken this step
+        self.context[i] = tokens
+        self.waiting.appendleft(i)
+        self.pauses += 1
+        self.rebuilt += tokens
+
+    def last_step_with_room(self, step: int, end: int, free: int, n: int) -> int:
+        """The last step in step+1 .. end before the pool runs short (end if it never does).
+
+        Over any 16 steps in a row each of the n chats takes exactly one block.
+        So while `free` covers n, a whole round of 16 steps passes: the first
+        free // n rounds are safe, and the pool runs short within the round
+        after, with `free % n` blocks left when it starts.
+        """
+        rounds, left = divmod(free, n)
+        start = step + 1 + BLOCK_TOKENS * rounds
+        count = self.count
+        for t in range(start, min(start + BLOCK_TOKENS, end + 1)):
+            need = count[t % BLOCK_TOKENS]
+            if need > left:
+                return t - 1
+            left -= need
+        return end
+
+    def blocks_taken(self, start: int, k: int, n: int) -> int:
+        """Blocks the n running chats take over the k steps from `start`: n per
+        whole round of 16 steps, then one per chat in the phases of the steps left."""
+        rounds, rest = divmod(k, BLOCK_TOKENS)
+        first = start % BLOCK_TOKENS
+        stop = first + rest
+        count = self.count
+        if stop <= BLOCK_TOKENS:
+            return rounds * n + sum(count[first:stop])
+        return rounds * n + sum(count[first:BLOCK_TOKENS]) + sum(count[:stop - BLOCK_TOKENS])
+
+    def stretch_seconds(self, cache: int, n: int, k: int) -> float:
+        """Time of k alike steps with n chats running, the first reading `cache` tokens of cache.
+
+        Step j (0 .. k-1) reads n tokens, arithmetic time `compute`, and
+        `cache + n j` tokens of cache, memory time (weights + c (cache + n j)) / bandwidth,
+        a straight line that rises with j. So the step time is `compute` up to
+        the step `cross` where the line reaches it, and the line after: the sum
+        is compute x cross plus an arithmetic series,
+        (m weights + c (m cache + n (cross + ... + k-1))) / bandwidth, m = k - cross.
+        """
+        setup = self.setup
+        weights, per_token = setup.model.weights_bytes, setup.model.bytes_per_token
+        bandwidth = setup.gpu.bandwidth
+        compute = 2 * setup.model.params * n / setup.gpu.peak_flops
+        cross = 0
+        if (weights + per_token * cache) / bandwidth < compute:
+            cross = self.crossing(cache, n, k, compute)
+        m = k - cross
+        line_bytes = m * weights + per_token * (m * cache + n * ((cross + k - 1) * m // 2))
+        return compute * cross + line_bytes / bandwidth
+
+    def crossing(self, cache: int, n: int, k: int, compute: float) -> int:
+        """The first step j in 1 .. k whose memory time reaches `compute` (k if none does),
+        compared in floats exactly as the reference compares them."""
+        setup = self.setup
+        weights, per_token = setup.model.weights_bytes, setup.model.bytes_per_token
+        bandwidth = setup.gpu.bandwidth
+
+        def memory(j: int) -> float:
+            return (weights + per_token * (cache + n * j)) / bandwidth
+
+        # where the line crosses, give or take a rounding; then settle it
+        estimate = (compute * bandwidth - weights - per_token * cache) / (per_token * n)
+        cross = min(max(int(estimate), 1), k)
+        while cross > 1 and memory(cross - 1) >= compute:
+            cross -= 1
+        while cross < k and memory(cross) < compute:
+            cross += 1
+        return cross
+
+
+def serve_fast(chats: Iterable[Chat], cap: int, share: int | None = None,
+               longest: int | None = LESSON_LONGEST, reserved: bool = False, *,
+               blocks: int | None = None, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
+               reserve_bytes: float = RESERVE_BYTES) -> ServeResult:
+    """`server.serve`, event to event: the same settings, checks and results, much faster."""
+    chats = as_chats(chats)
+    server = FastServer(chats, make_setup(cap, share, longest, reserved, blocks, gpu, model,
+                                          reserve_bytes))
+    server.run()
+    return summarize(server.setup, chats, server.clock, server.steps, server.pauses,
+                     server.rebuilt, server.busy, server.first, server.last)
