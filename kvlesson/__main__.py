@@ -15,6 +15,7 @@ from kvlesson.floor import RESERVE_BYTES
 from kvlesson.numbers import lesson_numbers
 from kvlesson.server import LESSON_LONGEST, LESSON_SHARE
 from kvlesson.specs import GPUS, MODELS, gpu, model
+from kvlesson.valid import positive
 
 TITLES = {"floor": "The floor plan", "ceiling": "The ceiling is not a slice",
           "sweep": "The cap sweep", "preemption": "Preemption: the hand case"}
@@ -31,8 +32,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
     args = parser.parse_args(argv)
     try:
+        reserve_gb = positive("--reserve-gb", args.reserve_gb, zero_ok=True)
         numbers = lesson_numbers(gpu(args.gpu), model(args.model), args.share, args.longest,
-                                 args.reserve_gb * 1e9)
+                                 reserve_gb * 1e9)
     except (TypeError, ValueError) as error:
         parser.error(str(error))
     if args.json:

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kvlesson import quote
-from kvlesson.chats import Chat, lesson_chats
+from kvlesson.chats import Chat, as_chats, lesson_chats
 from kvlesson.floor import (RESERVE_BYTES, TYPICAL_CHAT, ServerWontStart, blocks_for,
                             first_share_with_blocks, lowest_share, memory_parts, room)
 from kvlesson.server import LESSON_LONGEST, LESSON_SHARE, trace
 from kvlesson.specs import A100_80GB, GPU, LLAMA_31_8B, Model, as_gib
-from kvlesson.sweep import CAPS, cap_sweep, prefill_floor, prefill_seconds, stops_paying
+from kvlesson.sweep import CAPS, cap_for_wait, cap_sweep, knee, prefill_floor, prefill_seconds
 from kvlesson.valid import whole
 
 TABLE_SHARES = (30, 50, 90, 98)  # the lesson's table of shares
@@ -106,12 +106,6 @@ def ceiling_numbers(share: int, gpu: GPU, model: Model, reserve_bytes: float) ->
     return out
 
 
-def wait_target_cap(sweep, target_ms: float) -> int | None:
-    """The largest cap whose wait between words stays within `target_ms`."""
-    within = sweep[sweep["wait_ms"] <= target_ms]
-    return int(within["cap"].max()) if len(within) else None
-
-
 def sweep_numbers(chats: list[Chat], share: int, longest: int, gpu: GPU, model: Model,
                   reserve_bytes: float) -> dict[str, Figure]:
     """The cap sweep, where it stops paying, reserving at cap 512, smaller pools, the prefill floor."""
@@ -141,19 +135,18 @@ def sweep_numbers(chats: list[Chat], share: int, longest: int, gpu: GPU, model: 
                                 f"tokens of cache rebuilt at cap {int(top.cap)}")
     out["running_top"] = Figure(top.avg_running, quote.one(top.avg_running),
                                 f"chats running on average at cap {int(top.cap)}")
-    knee = stops_paying(sweep)
-    out["stops_paying"] = Figure(knee, str(knee), "first cap whose doubling adds under 10%")
-    if knee is not None:
-        before = sweep[sweep["cap"] <= knee]["gain"].dropna()
-        after = sweep[sweep["cap"] == 2 * knee].iloc[0]
-        if len(before):
-            out["min_gain_before"] = Figure(before.min(), quote.pct(before.min()),
-                                            f"least gain of a doubling up to {knee}")
-        out["gain_after"] = Figure(after.gain, quote.pct(after.gain), f"gain from {knee} to {2 * knee}")
-        out["wait_ratio_after"] = Figure(after.wait_ratio, quote.one(after.wait_ratio, 2),
-                                         f"wait grows x, {knee} to {2 * knee}")
+    k = knee(sweep)
+    out["stops_paying"] = Figure(k.cap if k else None, str(k.cap) if k else "every doubling pays",
+                                 "first cap whose doubling adds under 10%")
+    if k is not None:
+        if k.least_gain is not None:
+            out["min_gain_before"] = Figure(k.least_gain, quote.pct(k.least_gain),
+                                            f"least gain of a doubling up to {k.cap}")
+        out["gain_after"] = Figure(k.gain, quote.pct(k.gain), f"gain from {k.cap} to {k.next_cap}")
+        out["wait_ratio_after"] = Figure(k.wait_ratio, quote.one(k.wait_ratio, 2),
+                                         f"wait grows x, {k.cap} to {k.next_cap}")
     for target in WAIT_TARGETS_MS:
-        cap = wait_target_cap(sweep, target)
+        cap = cap_for_wait(sweep, target)
         out[f"cap_for_{target}ms"] = Figure(cap, str(cap), f"largest cap with a wait within {target} ms")
     for ceiling in (longest, 4 * longest):
         try:
@@ -211,7 +204,7 @@ def lesson_numbers(gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B, share: int 
     """Every quoted number, by section: floor, ceiling, sweep, preemption."""
     share = whole("share", share, 1, 100)
     longest = whole("longest", longest, 1)
-    chats = lesson_chats() if chats is None else chats
+    chats = lesson_chats() if chats is None else as_chats(chats)
     try:
         sweep = sweep_numbers(chats, share, longest, gpu, model, reserve_bytes)
     except ServerWontStart as error:

@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from kvlesson.chats import Chat, as_chats
-from kvlesson.floor import (BLOCK_TOKENS, RESERVE_BYTES, blocks_for, check_starts,
-                            memory_parts)
+from kvlesson.floor import (BLOCK_TOKENS, RESERVE_BYTES, ServerWontStart, blocks_for,
+                            check_starts, memory_parts)
 from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
-from kvlesson.valid import flag, of_type, whole
+from kvlesson.valid import flag, of_type, positive, whole
 
 LESSON_SHARE = 90  # the lesson's memory share, in percent
 LESSON_LONGEST = 8_000  # the lesson's ceiling, in tokens
@@ -54,7 +54,7 @@ class Setup:
         or (with no ceiling) it could not fit in the whole pool."""
         if self.longest is not None:
             return chat.tokens > self.longest
-        return blocks_for(chat.tokens) > self.blocks
+        return chat.tokens > self.blocks * BLOCK_TOKENS
 
     def join_need(self, context: int) -> int:
         """Blocks a chat takes when it joins with `context` tokens already written."""
@@ -93,8 +93,9 @@ def make_setup(cap: int, share: int | None = None, longest: int | None = LESSON_
         if share is not None:
             raise ValueError("give the pool as share (percent) or as blocks, not both")
         blocks = whole("blocks", blocks, 1)
+        positive("reserve_bytes", reserve_bytes, zero_ok=True)  # unused here, but still checked
         if longest is not None and blocks < blocks_for(longest):
-            raise ValueError(
+            raise ServerWontStart(
                 f"blocks must be at least {blocks_for(longest):,} to hold one chat of the "
                 f"longest length ({longest:,} tokens), got {blocks:,}")
     return Setup(cap, blocks, longest, reserved, gpu, model)
@@ -104,8 +105,8 @@ def make_setup(cap: int, share: int | None = None, longest: int | None = LESSON_
 class ServeResult:
     """What a run reports. Times in seconds unless the name says ms.
 
-    `first_token_s` and `last_token_s` give, per chat in the order served in,
-    when its first and last tokens came (None for a refused chat).
+    `first_token_s` and `last_token_s` give, per chat in the order the chats
+    were given, when its first and last tokens came (None for a refused chat).
     """
 
     cap: int
@@ -156,11 +157,13 @@ def accepted(setup: Setup, chats: list[Chat]) -> list[int]:
 
 @dataclass(frozen=True)
 class Step:
-    """One step of a trace: who ran, what each holds, what changed."""
+    """One step of a trace: who ran, the blocks each held and the tokens in its cache
+    while the step ran, the free blocks, and who joined, was paused or finished."""
 
     step: int
     running: tuple[int, ...]
     held: dict[int, int]
+    context: dict[int, int]
     free: int
     joined: tuple[int, ...]
     paused: tuple[int, ...]
@@ -203,9 +206,10 @@ class Server:
         if record:
             running, free = tuple(self.running), self.free
             held = {i: self.held[i] for i in running}
+            context = {i: self.context(i) for i in running}
         finished = self.write()
         if record:
-            return Step(self.steps, running, held, free, tuple(joined), tuple(paused),
+            return Step(self.steps, running, held, context, free, tuple(joined), tuple(paused),
                         tuple(finished), seconds, self.clock)
         return None
 
@@ -268,7 +272,7 @@ class Server:
                 self.free += self.held[i]
                 self.held[i] = 0
         if finished:
-            self.running = [i for i in self.running if self.held[i]]
+            self.running = [i for i in self.running if self.made[i] < self.chats[i].reply]
         return finished
 
     def result(self) -> ServeResult:
@@ -300,8 +304,8 @@ def trace(chats: Iterable[Chat], cap: int, share: int | None = None,
           reserve_bytes: float = RESERVE_BYTES, max_steps: int = 10_000) -> list[Step]:
     """The run step by step: who runs, the blocks each holds, pauses and joins.
 
-    For small cases (the hand case: two chats, four blocks); stops with an
-    error past `max_steps`.
+    For small cases (the hand case: two chats, four blocks, no ceiling, which
+    is why `longest` defaults to None here); stops with an error past `max_steps`.
     """
     chats = as_chats(chats)
     max_steps = whole("max_steps", max_steps, 1)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from kvlesson.valid import positive, whole
+from kvlesson.valid import of_type, positive, whole
 
 GIB = 2**30  # one gibibyte, the "GiB" reading of a card's memory
 
@@ -29,6 +29,7 @@ class GPU:
     bandwidth: float
 
     def __post_init__(self) -> None:
+        of_type("name", self.name, str)
         whole("memory_bytes", self.memory_bytes, 1)
         positive("peak_flops", self.peak_flops)
         positive("bandwidth", self.bandwidth)
@@ -51,6 +52,7 @@ class Model:
     bytes_per_number: int = 2
 
     def __post_init__(self) -> None:
+        of_type("name", self.name, str)
         for field in ("params", "layers", "kv_heads", "head_size", "bytes_per_number"):
             whole(field, getattr(self, field), 1)
 
@@ -75,6 +77,9 @@ class Model:
         """
         if isinstance(config, (str, Path)):
             config = json.loads(Path(config).read_text())
+        if not isinstance(config, Mapping):
+            raise TypeError(f"config must be a dict or the path of a config.json, "
+                            f"not {type(config).__name__} {config!r}")
         needed = ("hidden_size", "intermediate_size", "num_hidden_layers",
                   "num_attention_heads", "vocab_size")
         missing = [key for key in needed if key not in config]
