@@ -18,7 +18,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from kvlesson import quote
-from kvlesson.floor import MemoryParts, Room
+from kvlesson.floor import TYPICAL_CHAT, MemoryParts, Room
 from kvlesson.server import Step
 
 # Okabe & Ito, "Color Universal Design" (2008): a palette for all colour visions.
@@ -46,7 +46,8 @@ class MemoryBar:
                      for name, colour, hatch in PARTS]
         self.labels = [self.ax.text(0, 0, "", ha="center", va="center", fontsize=9) for _ in PARTS]
         self.line = self.ax.axvline(0, color="black", linestyle="--", linewidth=1.5)
-        self.line_label = self.ax.text(0, 0.5, "", ha="center", va="bottom", fontsize=9)
+        self.line_label = self.ax.text(0, 0.5, "", ha="left", va="bottom", fontsize=9,
+                                       bbox=dict(facecolor="white", edgecolor="none", pad=1))
         self.ax.set_yticks([])
         self.ax.set_ylim(-0.5, 0.8)
         self.ax.set_xlabel("GPU memory (GB, billions of bytes)")
@@ -66,7 +67,10 @@ class MemoryBar:
             label.set_text(quote.gb(width, 2 if width == parts.weights_bytes else 1)
                            if width / parts.gpu_bytes > 0.06 else "")
         self.line.set_xdata([parts.allowed_bytes / gb] * 2)
-        self.line_label.set_position((parts.allowed_bytes / gb, 0.45))
+        # the label sits right of the line, or left of it near the card's end
+        right = parts.allowed_bytes / parts.gpu_bytes < 0.75
+        self.line_label.set_ha("left" if right else "right")
+        self.line_label.set_position((parts.allowed_bytes / gb + (0.5 if right else -0.5), 0.45))
         self.line_label.set_text(f"share {parts.share}% = {quote.gb(parts.allowed_bytes)}")
         self.ax.set_xlim(0, parts.gpu_bytes / gb)
         pool = (f"cache pool {quote.gb(parts.pool_bytes)}, {quote.count(parts.blocks)} blocks"
@@ -101,13 +105,14 @@ class ChatsThatFit:
             bar.set_height(n)
             text.set_position((text.get_position()[0], n))
             text.set_text(quote.count(n))
-        names = [f"blocks as\nchats grow"] + [f"{r.longest:,} held\nfor each" for r in reserved_rooms]
+        names = ["blocks as\nchats grow"] + [f"{r.longest:,} held\nfor each" for r in reserved_rooms]
         self.ax.set_xticks(range(self.count), names)
         self.ax.set_ylim(0, max(max(counts), 1) * 1.18)
-        typical = min(2_000, blocks_room.longest)
-        starts = "" if blocks_room.starts else " (the server would not start)"
-        self.ax.set_title(f"Chats of {typical:,} tokens in a {quote.gb(blocks_room.parts.pool_bytes)} "
-                          f"pool ({blocks_room.parts.share}% share){starts}", fontsize=10)
+        typical = min(TYPICAL_CHAT, blocks_room.longest)
+        pool = max(blocks_room.parts.pool_bytes, 0)
+        starts = "" if blocks_room.starts else "\nthe server would not start: the pool cannot hold one longest chat"
+        self.ax.set_title(f"Chats of {typical:,} tokens in a {quote.gb(pool)} pool "
+                          f"({blocks_room.parts.share}% share){starts}", fontsize=10)
 
 
 def chats_that_fit(blocks_room: Room, reserved_rooms: Sequence[Room]) -> Figure:
@@ -181,11 +186,14 @@ def knee_by_pool(sweeps: dict[int, pd.DataFrame], caps: Sequence[int] = (32, 64,
     width = 0.8 / len(caps)
     for k, cap in enumerate(caps):
         heights = [float(s.loc[s["cap"] == cap, "tokens_per_s"].iloc[0]) for s in sweeps.values()]
-        ax.bar([i + (k - (len(caps) - 1) / 2) * width for i in range(len(sweeps))], heights, width,
-               color=colours[k % 3], hatch=hatches[k % 3], edgecolor="white", label=f"cap {cap}")
+        bars = ax.bar([i + (k - (len(caps) - 1) / 2) * width for i in range(len(sweeps))], heights,
+                      width, color=colours[k % 3], hatch=hatches[k % 3], edgecolor="white",
+                      label=f"cap {cap}")
+        ax.bar_label(bars, [quote.count(h) for h in heights], fontsize=8)
     ax.set_xticks(range(len(sweeps)), [f"{share}% share" for share in sweeps])
     ax.set_ylabel("tokens/s, all chats together")
-    ax.legend(loc="lower right")
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.25)
+    ax.legend(loc="upper center", ncol=len(caps), frameon=False)
     ax.set_title("The best cap depends on the pool", fontsize=10)
     return figure
 

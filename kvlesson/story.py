@@ -15,11 +15,12 @@ import pandas as pd
 from kvlesson import quote
 from kvlesson.chats import Chat
 from kvlesson.floor import (BLOCK_TOKENS, RESERVE_BYTES, TYPICAL_CHAT, MemoryParts, Room,
-                            ServerWontStart, memory_parts, room)
+                            ServerWontStart, first_share_with_blocks, memory_parts, room)
 from kvlesson.quote import Say
 from kvlesson.server import LESSON_LONGEST, Step
-from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
-from kvlesson.sweep import CAPS, cap_sweep, stops_paying
+from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model, as_gib
+from kvlesson.sweep import (CAPS, PAYS, cap_for_wait, cap_sweep, knee, prefill_floor,
+                            prefill_seconds, stops_paying)
 from kvlesson.valid import whole
 
 
@@ -131,17 +132,154 @@ def pause_view(steps: list[Step], index: int) -> PauseView:
     """What happened in one step of a trace, in words."""
     index = whole("step index", index, 0, len(steps) - 1)
     step = steps[index]
-    names = lambda chats: ", ".join(map(chat_name, chats))  # noqa: E731
     events = []
-    if step.paused:
-        events.append(f"no block was free, so {names(step.paused)}, the newest, was paused and "
-                      f"gave all its blocks back")
-    if step.joined:
-        events.append(f"{names(step.joined)} joined and read its whole context")
-    if step.finished:
-        events.append(f"{names(step.finished)} wrote its last token and freed its blocks")
-    held = ", ".join(f"{chat_name(c)} holds {n}" for c, n in step.held.items())
+    for chat in step.paused:
+        events.append(f"a block ran out, so {chat_name(chat)}, the newest running chat, was "
+                      f"paused and gave all its blocks back")
+    for chat in step.joined:
+        events.append(f"{chat_name(chat)} joined and read its {step.context[chat]:,} tokens")
+    for chat in step.finished:
+        events.append(f"{chat_name(chat)} wrote its last token and will free its blocks")
     happened = "; ".join(events) if events else "every running chat wrote one token"
+    held = ", ".join(f"{chat_name(c)} {n} ({step.context[c]:,} tokens)" for c, n in step.held.items())
     return PauseView(step, Say(
-        f"Step {step.step} of {len(steps)}: {happened}. {held or 'Nobody holds a block'}; "
-        f"{step.free} free. Clock: {quote.ms(step.clock)}."))
+        f"Step {step.step} of {len(steps)}: {happened}. Blocks held while it ran: "
+        f"{held or 'none'}; {step.free} free. Clock: {quote.ms(step.clock)}."))
+
+
+def gib_reading(share: int, gpu: GPU, model: Model,
+                reserve_bytes: float = RESERVE_BYTES) -> Say:
+    """The same card read as GiB instead of GB: how much the pool changes."""
+    try:
+        gib = as_gib(gpu)
+    except ValueError:
+        return Say(f"The {gpu.name}'s memory is not a whole number of GB, so there is no GiB reading.")
+    kw = dict(model=model, reserve_bytes=reserve_bytes)
+    as_gb, as_gi = room(share, LESSON_LONGEST, gpu=gpu, **kw), room(share, LESSON_LONGEST, gpu=gib, **kw)
+    if not as_gb.parts.blocks:
+        return Say(f"At a {share}% share neither reading leaves {model.name} a pool worth comparing.")
+    card = gib.memory_bytes / gpu.memory_bytes - 1
+    pool = as_gi.parts.pool_bytes / as_gb.parts.pool_bytes - 1
+    return Say(
+        f"Read as {gpu.memory_bytes // 10**9} GiB ({quote.count(gib.memory_bytes)} bytes), the card "
+        f"at a {share}% share gives a pool of {quote.gb(as_gi.parts.pool_bytes)} "
+        f"({quote.count(as_gi.parts.blocks)} blocks, {quote.count(as_gi.typical)} chats of "
+        f"{TYPICAL_CHAT:,}) against {quote.gb(as_gb.parts.pool_bytes)} "
+        f"({quote.count(as_gb.parts.blocks)} blocks, {quote.count(as_gb.typical)} chats). The card "
+        f"is {quote.pct(card)} larger but the pool {quote.pct(pool)}, because the weights and the "
+        f"reserve stay the same size.")
+
+
+def first_block(gpu: GPU, model: Model, reserve_bytes: float = RESERVE_BYTES) -> Say:
+    """The share below which the weights and the reserve leave no block."""
+    share = first_share_with_blocks(gpu, model, reserve_bytes)
+    if share is None:
+        return Say(f"Even at 100% the weights and the reserve leave no block: {model.name} does "
+                   f"not fit on one {gpu.name} with room for a cache.")
+    return Say(f"Below a {share}% share the weights and the reserve leave no block at all: the "
+               f"server could not hold a single token of any chat.")
+
+
+def startup_log(share: int, longest: int, gpu: GPU, model: Model,
+                reserve_bytes: float = RESERVE_BYTES) -> Say:
+    """What vLLM's start-up log would report: the pool in tokens and the full-length concurrency."""
+    r = room(share, longest, gpu=gpu, model=model, reserve_bytes=reserve_bytes)
+    return Say(
+        f"A vLLM start-up log reports the same two things. For this setting it would read "
+        f"\"GPU KV cache size: {quote.count(r.parts.tokens)} tokens\" and \"Maximum concurrency for "
+        f"{longest:,} tokens per request: {r.parts.tokens / longest:.2f}x\": the pool, and how many "
+        f"chats of the full ceiling it could hold at once.")
+
+
+def chats_summary(chats: list[Chat]) -> Say:
+    """The chats in numbers: how many, and the range and total of prompts and replies."""
+    prompts, replies = [c.prompt for c in chats], [c.reply for c in chats]
+    return Say(
+        f"{len(chats):,} chats, all waiting at time zero. Prompts run from {min(prompts):,} to "
+        f"{max(prompts):,} tokens ({quote.count(sum(prompts))} in all, mean "
+        f"{quote.count(sum(prompts) / len(chats))}); replies from {min(replies):,} to "
+        f"{max(replies):,} ({quote.count(sum(replies))} in all, mean "
+        f"{quote.count(sum(replies) / len(chats))}).")
+
+
+def knee_story(sweep: pd.DataFrame, pays: float = PAYS) -> Say:
+    """Where a doubling of the cap stops paying, with the gains that say so."""
+    k = knee(sweep, pays)
+    if k is None:
+        return Say(f"Every doubling in this sweep adds at least {quote.pct(pays, 0)} to tokens/s.")
+    least = (f"Every doubling up to {k.cap} adds at least {quote.pct(k.least_gain)} to tokens/s. "
+             if k.least_gain is not None else "")
+    return Say(
+        f"{least}The step from {k.cap} to {k.next_cap} adds {quote.pct(k.gain)} while the wait "
+        f"between words grows {k.wait_ratio:.2f} times, so `stops_paying` gives {k.cap}.")
+
+
+def wait_targets(sweep: pd.DataFrame, targets_ms: tuple[float, ...] = (30, 50)) -> Say:
+    """A target for the wait between words picks a cap too: the largest cap within it."""
+    picks = [f"{cap} for {target:g} ms" if (cap := cap_for_wait(sweep, target)) is not None
+             else f"none for {target:g} ms" for target in targets_ms]
+    return Say(f"A target for the wait picks a cap as well: {', '.join(picks)}.")
+
+
+def prefill_story(chats: list[Chat], gpu: GPU, model: Model) -> Say:
+    """The prefill floor: reading every prompt once takes time no cap can remove."""
+    floor = prefill_floor(chats, gpu, model)
+    mean = round(floor.prompt_tokens / len(chats))
+    return Say(
+        f"Reading the {quote.count(floor.prompt_tokens)} prompt tokens takes at least "
+        f"{floor.seconds:.1f} s of arithmetic, {floor.per_token_s * 1e6:.1f} us a token, so no cap "
+        f"can write the {quote.count(floor.reply_tokens)} reply tokens faster than "
+        f"{quote.count(floor.max_tokens_per_s)} tokens/s. A prompt of the mean {mean:,} tokens "
+        f"alone takes {quote.ms(prefill_seconds(mean, gpu, model))} of arithmetic: a step that "
+        f"reads it is long for every chat in it.")
+
+
+def pool_story(sweep: pd.DataFrame, share: int, tokens: int) -> Say:
+    """One share's sweep in a sentence: tokens/s and pauses at each cap from 32."""
+    parts = [f"cap {int(r.cap)}: {quote.count(r.tokens_per_s)} tokens/s, {int(r.pauses)} pauses"
+             for r in sweep.itertuples() if r.cap >= 32]
+    best = int(sweep.loc[sweep["tokens_per_s"].idxmax(), "cap"])
+    return Say(f"At {share}% ({quote.count(tokens)} tokens of pool): {'; '.join(parts)}. "
+               f"The best cap here is {best}.")
+
+
+def reserved_story(chats: list[Chat], share: int, longest: int, cap: int, gpu: GPU,
+                   model: Model, reserve_bytes: float = RESERVE_BYTES) -> Say:
+    """Blocks against the full ceiling reserved, at a cap high enough not to bind."""
+    kw = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
+    try:
+        grow = cap_sweep(chats, [cap], share, longest, **kw).iloc[0]
+    except ServerWontStart as error:
+        return Say(str(error))
+    held = []
+    for ceiling in (longest, 4 * longest):
+        try:
+            r = cap_sweep(chats, [cap], share, ceiling, reserved=True, **kw).iloc[0]
+        except ServerWontStart:
+            held.append(f"with {ceiling:,} held for each, the server does not start")
+            continue
+        held.append(f"with {ceiling:,} held for each, {quote.count(r.tokens_per_s)} tokens/s, "
+                    f"{quote.one(r.avg_running)} running and a wait of {quote.one(r.wait_ms)} ms")
+    return Say(
+        f"At cap {cap} and a ceiling of {longest:,}, blocks give {quote.count(grow.tokens_per_s)} "
+        f"tokens/s with {quote.one(grow.avg_running)} chats running on average and a wait of "
+        f"{quote.one(grow.wait_ms)} ms. Reserving gives less: " + "; ".join(held) + ".")
+
+
+def trace_story(steps: list[Step]) -> Say:
+    """A small run told step by step: every step in which something happened, and the total."""
+    lines = [pause_view(steps, i).caption for i, step in enumerate(steps)
+             if step.joined or step.paused or step.finished]
+    pauses = sum(len(step.paused) for step in steps)
+    return Say("\n".join(f"* {line}" for line in lines) +
+               f"\n\nThe run takes {len(steps)} steps, with {pauses} "
+               f"{'pause' if pauses == 1 else 'pauses'}.")
+
+
+def pause_count(result, share: int) -> Say:
+    """One run's pauses in a sentence: how often, and how much cache was rebuilt."""
+    return Say(
+        f"At a {share}% share and cap {result.cap}: {result.pauses} pauses, "
+        f"{quote.count(result.rebuilt_tokens)} tokens of cache rebuilt, "
+        f"{quote.one(result.avg_running)} chats running on average, "
+        f"{quote.count(result.tokens_per_s)} tokens/s.")

@@ -30,6 +30,10 @@ class Explorer:
 
     def __init__(self, sliders: list[w.Widget], chart):
         self.chart = chart
+        # Lay the figure out once, then keep that layout: re-running the layout
+        # engine on every move would double the cost of each redraw.
+        chart.figure.draw_without_rendering()
+        chart.figure.set_layout_engine(None)
         self.image = w.Image(format="png")
         self.caption = w.HTML()
         self.box = w.VBox([*sliders, self.caption, self.image])

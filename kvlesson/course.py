@@ -1,0 +1,146 @@
+"""Build the course: execute the instructor notebooks, release the student ones.
+
+    python -m kvlesson.course build                  # after editing solutions/
+    python -m kvlesson.course for --gpu H100_80GB --out course-h100
+
+`build` runs every notebook in solutions/ in place (so its stored outputs are
+what the code produces now), cleans them, and regenerates notebooks/ with
+nbgrader. `for` writes the whole course, executed, for another card or
+model: papermill runs each instructor notebook with new parameters, and
+nbgrader releases student notebooks whose self-checks hold the answers for
+that hardware.
+
+Needs the course extra (nbclient, nbgrader, papermill).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+TIMEOUT = 300  # seconds for one cell; the slowest cell of the course takes a few
+
+
+def assignments(root: Path = ROOT) -> list[str]:
+    """The course's assignments, in order: the folders of solutions/."""
+    if not (root / "solutions").is_dir():
+        raise ValueError(f"no solutions/ folder in {root}: run this from a checkout of the "
+                         "course repository (pip install -e .)")
+    return sorted(p.name for p in (root / "solutions").iterdir() if p.is_dir()
+                  and not p.name.startswith("."))
+
+
+def notebook_paths(folder: Path) -> list[Path]:
+    """Every notebook under `folder`, one per assignment, in course order."""
+    return sorted(p for p in folder.glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
+def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Drop what must not be stored: widget views (their model ids are random and no
+    widget state is saved) and per-run metadata. Plain-text outputs stay."""
+    nb.metadata.pop("widgets", None)
+    nb.metadata.pop("papermill", None)
+    for cell in nb.cells:
+        for key in ("execution", "papermill"):
+            cell.metadata.pop(key, None)
+        for output in cell.get("outputs", []):
+            output.get("data", {}).pop(WIDGET_VIEW, None)
+    return nb
+
+
+def execute(path: Path) -> None:
+    """Run one notebook top to bottom in its own folder and store it, cleaned."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", record_timing=False,
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    nbformat.write(clean(nb), path)
+
+
+def release(root: Path, names: list[str] | None = None) -> None:
+    """Regenerate the student notebooks from the instructor ones with nbgrader (--force,
+    or nbgrader silently keeps a stale release)."""
+    for name in names or assignments(root):
+        run([sys.executable, "-m", "nbgrader", "generate_assignment", name, "--force"], root)
+
+
+def run(command: list[str], cwd: Path) -> None:
+    """Run a command; on failure, raise with its output."""
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed in {cwd}:\n{done.stdout}\n{done.stderr}")
+
+
+def build(root: Path = ROOT) -> None:
+    """Execute every instructor notebook in place, then regenerate the release."""
+    for path in notebook_paths(root / "solutions"):
+        print(f"executing {path.relative_to(root)}")
+        execute(path)
+    print("releasing with nbgrader")
+    release(root)
+
+
+def course_for(out: Path, gpu: str, model: str, share: int | None = None,
+               longest: int | None = None, cap: int | None = None, root: Path = ROOT) -> Path:
+    """Write the course for other hardware into `out`: executed instructor notebooks in
+    out/solutions, and the student release in out/notebooks."""
+    import papermill
+
+    from kvlesson.specs import gpu as find_gpu, model as find_model
+    find_gpu(gpu), find_model(model)  # a clear error for a wrong name, before any work
+    out = Path(out).resolve()
+    if out.exists() and any(out.iterdir()):
+        raise ValueError(f"out must be a new or empty folder, got {out} with files in it")
+    out.mkdir(parents=True, exist_ok=True)
+    for name in ("nbgrader_config.py", "autotests.yml"):
+        shutil.copy(root / name, out / name)
+    parameters = {"GPU": gpu, "MODEL": model}
+    parameters.update({k: v for k, v in (("SHARE", share), ("LONGEST", longest), ("CAP", cap))
+                       if v is not None})
+    for source in notebook_paths(root / "solutions"):
+        target = out / "solutions" / source.parent.name / source.name
+        target.parent.mkdir(parents=True)
+        print(f"executing {target.relative_to(out)} with {parameters}")
+        papermill.execute_notebook(str(source), str(target), parameters=parameters,
+                                   cwd=str(source.parent), kernel_name="python3",
+                                   progress_bar=False, request_save_on_cell_execute=False)
+        nbformat.write(clean(nbformat.read(target, as_version=4)), target)
+    print("releasing with nbgrader")
+    release(out, assignments(out))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m kvlesson.course", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("build", help="execute solutions/ and regenerate notebooks/")
+    other = commands.add_parser("for", help="write the course, executed, for other hardware")
+    other.add_argument("--gpu", required=True, help="A100_80GB, A100_80GIB, A100_40GB or H100_80GB")
+    other.add_argument("--model", default="LLAMA_31_8B", help="LLAMA_31_8B, LLAMA_33_70B or QWEN25_7B")
+    other.add_argument("--share", type=int, help="memory share, percent")
+    other.add_argument("--longest", type=int, help="longest chat, tokens")
+    other.add_argument("--cap", type=int, help="most chats at once")
+    other.add_argument("--out", required=True, type=Path, help="a new folder for the course")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    try:
+        if args.command == "build":
+            build()
+        else:
+            course_for(args.out, args.gpu, args.model, args.share, args.longest, args.cap)
+    except (ValueError, RuntimeError) as error:
+        parser.exit(2, f"error: {error}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
