@@ -210,8 +210,9 @@ def knee_story(sweep: pd.DataFrame, pays: float = PAYS) -> Say:
     least = (f"Every doubling up to {k.cap} adds at least {quote.pct(k.least_gain)} to tokens/s. "
              if k.least_gain is not None else "")
     return Say(
-        f"{least}The step from {k.cap} to {k.next_cap} adds {quote.pct(k.gain)} while the wait "
-        f"between words grows {k.wait_ratio:.2f} times, so `stops_paying` gives {k.cap}.")
+        f"{least}The step from {k.cap} to {k.next_cap} adds {quote.pct(k.gain)}, under the "
+        f"{quote.pct(pays, 0)} that makes a doubling pay, while the wait between words grows "
+        f"{k.wait_ratio:.2f} times, so `stops_paying` gives {k.cap}.")
 
 
 def wait_targets(sweep: pd.DataFrame, targets_ms: tuple[float, ...] = (30, 50)) -> Say:

@@ -1,0 +1,238 @@
+"""The notebooks as source code: what they quote, what they store, what they grade.
+
+nbval (`pytest --nbval`, in the README's test command) re-runs solutions/ and
+compares every text output with the stored one. These tests check the rest:
+numbers in the prose come out of the code, stored outputs are clean, the
+student release is what nbgrader makes from solutions/ today, every solution
+passes its own tests and every unanswered release fails them, and a wrong
+kind of answer fails with a message without stopping the rest of the grading.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+from nbgrader.validator import Validator
+
+from kvlesson import course
+
+ROOT = Path(__file__).resolve().parents[1]
+SOLUTIONS = course.notebook_paths(ROOT / "solutions")
+RELEASE = course.notebook_paths(ROOT / "notebooks")
+NAMES = [path.parent.name for path in SOLUTIONS]
+PARAMETERS = ("GPU", "MODEL", "SHARE", "LONGEST", "CAP")
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+# A quantity in prose: a number followed by a unit ("53.9 GB", "4 blocks", "10%").
+UNIT = r"(?:%|GB/s|GB|GiB|MiB|MB|ms|us|s|tokens/s|tokens?|blocks?|chats?|bytes|pauses?|steps?|times)"
+QUANTITY = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*" + UNIT + r"(?!\w)")
+
+
+def read(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+def nbgrader_meta(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+def prose(nb) -> str:
+    """The notebook's own text: markdown cells, less code, links and answer cells."""
+    text = "\n".join(cell.source for cell in nb.cells
+                     if cell.cell_type == "markdown" and not nbgrader_meta(cell).get("solution"))
+    text = re.sub(r"```.*?```", " ", text, flags=re.S)
+    text = re.sub(r"`[^`]*`", " ", text)
+    return re.sub(r"\]\([^)]*\)", "]", text)
+
+
+def output_text(nb) -> str:
+    """Everything the code printed or displayed as text, thousands separators removed."""
+    parts = []
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            if output.output_type == "stream":
+                parts.append(output.text)
+            for mime in ("text/plain", "text/markdown", "text/html"):
+                parts.append(output.get("data", {}).get(mime, ""))
+    return plain_number("\n".join(parts))
+
+
+def plain_number(text: str) -> str:
+    return re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_every_quantity_in_the_prose_is_an_output_of_the_notebook(path):
+    nb = read(path)
+    outputs = output_text(nb)
+    missing = [m.group(0) for m in QUANTITY.finditer(prose(nb))
+               if not re.search(r"(?<![\d.])" + re.escape(plain_number(m.group(1))) + r"(?![\d])", outputs)]
+    assert not missing, f"{path.name} quotes numbers that no output contains: {missing}"
+
+
+def test_the_prose_check_catches_a_drifted_number():
+    nb = read(SOLUTIONS[1])
+    nb.cells.append(nbformat.v4.new_markdown_cell("The pool holds 411,521 tokens."))
+    quoted = [m.group(1) for m in QUANTITY.finditer(prose(nb))]
+    assert "411,521" in quoted and "411521" not in output_text(nb)
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_each_notebook_has_a_parameters_cell_with_the_five_settings(path):
+    cells = [cell for cell in read(path).cells if "parameters" in cell.metadata.get("tags", [])]
+    assert len(cells) == 1, "exactly one cell tagged 'parameters' (papermill)"
+    assigned = set(re.findall(r"^(\w+)\s*=", cells[0].source, flags=re.M))
+    assert assigned == set(PARAMETERS)
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_stored_outputs_are_clean(path):
+    nb = read(path)
+    assert "widgets" not in nb.metadata, "widget state must not be stored"
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            assert output.output_type != "error", f"a stored error in {cell.source[:60]!r}"
+            data = output.get("data", {})
+            assert WIDGET_VIEW not in data, "widget views carry random model ids"
+            text = "\n".join(str(v) for k, v in data.items() if k.startswith("text/"))
+            text += output.get("text", "")
+            assert not re.search(r"0x[0-9a-f]{6,}", text), f"a memory address in {text[:80]!r}"
+            assert not re.search(r"(/work/|/tmp/|/root/|/home/)", text), "an absolute path"
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_every_explorer_stores_a_hint_not_a_widget(path):
+    explorers = [cell for cell in read(path).cells if "Explorer(" in cell.source]
+    if path.parent.name == "00_start_here":
+        assert not explorers
+        return
+    assert len(explorers) == 1
+    texts = [o["data"]["text/plain"] for o in explorers[0].outputs]
+    assert texts and texts[0].endswith("run this cell to get its sliders.")
+
+
+def test_the_five_check_yourself_questions_are_graded():
+    """Questions 1..5 of the lesson, spread over notebooks 1..4: autograded or by hand."""
+    ids = {path.parent.name: {nbgrader_meta(c).get("grade_id") for c in read(path).cells
+                              if nbgrader_meta(c).get("grade")} for path in SOLUTIONS}
+    assert {"q1_pool_tests", "q1_unused_tests"} <= ids["01_floor_plan"]
+    assert {"q2_answer", "q3_pool_tests", "q3_blocks_tests", "q3_starts_tests"} <= ids["02_ceiling"]
+    assert {"q4_numbers_tests", "q4_why"} <= ids["03_cap_sweep"]
+    assert {"q5_answer"} <= ids["04_preemption"]
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_each_test_cell_has_a_self_check_and_hidden_tests(path):
+    for cell in read(path).cells:
+        meta = nbgrader_meta(cell)
+        if meta.get("grade") and not meta.get("solution"):
+            assert meta.get("locked") and meta.get("points", 0) > 0
+            assert "### HASHED AUTOTEST answers." in cell.source, meta["grade_id"]
+            assert "### BEGIN HIDDEN TESTS" in cell.source, meta["grade_id"]
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_every_answer_cell_is_followed_by_its_self_check(path):
+    cells = read(path).cells
+    for i, cell in enumerate(cells):
+        meta = nbgrader_meta(cell)
+        if cell.cell_type == "code" and meta.get("solution"):
+            after = nbgrader_meta(cells[i + 1])
+            assert after.get("grade") and not after.get("solution"), meta["grade_id"]
+
+
+@pytest.fixture(scope="module")
+def fresh_release(tmp_path_factory) -> Path:
+    """The student release as nbgrader makes it today, in a copy of the course."""
+    root = tmp_path_factory.mktemp("course")
+    shutil.copytree(ROOT / "solutions", root / "solutions")
+    for name in ("nbgrader_config.py", "autotests.yml"):
+        shutil.copy(ROOT / name, root / name)
+    course.release(root)
+    return root / "notebooks"
+
+
+def comparable(nb) -> list[tuple]:
+    return [(c.cell_type, c.source, c.metadata.get("nbgrader"), c.metadata.get("tags"))
+            for c in nb.cells]
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_the_release_is_regenerated_from_the_solutions(path, fresh_release):
+    committed = ROOT / "notebooks" / path.parent.name / path.name
+    assert committed.exists(), f"{committed} is missing: run python -m kvlesson.course build"
+    assert comparable(read(committed)) == comparable(read(fresh_release / path.parent.name / path.name)), (
+        f"notebooks/ is stale for {path.parent.name}: run python -m kvlesson.course build")
+
+
+def test_the_release_has_exactly_the_solutions_assignments():
+    assert [p.parent.name for p in RELEASE] == NAMES
+
+
+def validate(path: Path) -> dict:
+    """nbgrader's own check, what the Validate button runs: {} means every test passed.
+    (The `nbgrader validate` command exits 0 even on failure, so it is not used here.)"""
+    return Validator().validate(str(path))
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_every_solution_passes_its_own_tests(path):
+    assert validate(path) == {}
+
+
+@pytest.mark.parametrize("path", RELEASE, ids=NAMES)
+def test_every_unanswered_release_fails_its_tests(path):
+    result = validate(path)
+    assert result.get("failed"), f"{path} passes unanswered: its tests check nothing"
+
+
+def answered_release(name: str) -> nbformat.NotebookNode:
+    """A released notebook with every answer cell replaced by the instructor's solution."""
+    [source] = (ROOT / "solutions" / name).glob("*.ipynb")
+    solution = {nbgrader_meta(c).get("grade_id"): c for c in read(source).cells}
+    nb = read(ROOT / "notebooks" / name / source.name)
+    for cell in nb.cells:
+        meta = nbgrader_meta(cell)
+        if cell.cell_type == "code" and meta.get("solution"):
+            cell.source = re.sub(r"^\s*### (BEGIN|END) SOLUTION\n", "",
+                                 solution[meta["grade_id"]].source, flags=re.M)
+    return nb
+
+
+def run_allowing_errors(nb, folder: Path) -> dict[str, list]:
+    """Execute like nbgrader's autograder (errors do not stop the run); outputs by grade id."""
+    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(folder)}}).execute()
+    return {nbgrader_meta(c)["grade_id"]: c.outputs for c in nb.cells if nbgrader_meta(c).get("grade_id")}
+
+
+def errors(outputs) -> list:
+    return [o for o in outputs if o.output_type == "error"]
+
+
+def test_a_string_answer_fails_with_a_message_and_the_rest_still_grades():
+    nb = answered_release("01_floor_plan")
+    q1 = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "q1_answer")
+    q1.source += '\npool_gb = "53.9 GB"'
+    outputs = run_allowing_errors(nb, ROOT / "notebooks" / "01_floor_plan")
+    [error] = errors(outputs["q1_pool_tests"])
+    assert error.ename == "TypeError"
+    assert "pool_gb should be a number of GB" in error.evalue and "without quotes or units" in error.evalue
+    for grade_id in ("ex1_1_tests", "ex1_2_tests", "q1_unused_tests"):
+        assert not errors(outputs[grade_id]), grade_id
+        assert "Self-check passed." in "".join(o.get("text", "") for o in outputs[grade_id])
+
+
+def test_a_wrong_number_fails_the_self_check_without_giving_the_answer():
+    nb = answered_release("01_floor_plan")
+    q1 = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "q1_answer")
+    q1.source += "\npool_gb = 50.2"
+    outputs = run_allowing_errors(nb, ROOT / "notebooks" / "01_floor_plan")
+    [error] = errors(outputs["q1_pool_tests"])
+    assert error.ename == "AssertionError" and error.evalue.startswith("Not yet")
+    assert "53.9" not in error.evalue and "53.9" not in "".join(error.traceback)
