@@ -204,10 +204,14 @@ def answered_release(name: str) -> nbformat.NotebookNode:
     return nb
 
 
-def run_allowing_errors(nb, folder: Path) -> dict[str, list]:
-    """Execute like nbgrader's autograder (errors do not stop the run); outputs by grade id."""
+def graded_with_q1(answer: str) -> dict[str, list]:
+    """Notebook 1 answered right, then `answer` appended to Question 1's cell, executed like
+    nbgrader's autograder (an error does not stop the run); the outputs by grade id."""
+    nb = answered_release("01_floor_plan")
+    q1 = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "q1_answer")
+    q1.source += "\n" + answer
     NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(folder)}}).execute()
+                   resources={"metadata": {"path": str(ROOT / "notebooks" / "01_floor_plan")}}).execute()
     return {nbgrader_meta(c)["grade_id"]: c.outputs for c in nb.cells if nbgrader_meta(c).get("grade_id")}
 
 
@@ -216,10 +220,7 @@ def errors(outputs) -> list:
 
 
 def test_a_string_answer_fails_with_a_message_and_the_rest_still_grades():
-    nb = answered_release("01_floor_plan")
-    q1 = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "q1_answer")
-    q1.source += '\npool_gb = "53.9 GB"'
-    outputs = run_allowing_errors(nb, ROOT / "notebooks" / "01_floor_plan")
+    outputs = graded_with_q1('pool_gb = "53.9 GB"')
     [error] = errors(outputs["q1_pool_tests"])
     assert error.ename == "TypeError"
     assert "pool_gb should be a number of GB" in error.evalue and "without quotes or units" in error.evalue
@@ -229,10 +230,7 @@ def test_a_string_answer_fails_with_a_message_and_the_rest_still_grades():
 
 
 def test_a_wrong_number_fails_the_self_check_without_giving_the_answer():
-    nb = answered_release("01_floor_plan")
-    q1 = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "q1_answer")
-    q1.source += "\npool_gb = 50.2"
-    outputs = run_allowing_errors(nb, ROOT / "notebooks" / "01_floor_plan")
+    outputs = graded_with_q1("pool_gb = 50.2")
     [error] = errors(outputs["q1_pool_tests"])
     assert error.ename == "AssertionError" and error.evalue.startswith("Not yet")
     assert "53.9" not in error.evalue and "53.9" not in "".join(error.traceback)
