@@ -10,8 +10,8 @@ c = get_config()  # noqa: F821 - provided by nbgrader
 c.CourseDirectory.course_id = "kvlesson"
 c.CourseDirectory.source_directory = "solutions"
 c.CourseDirectory.release_directory = "notebooks"
-# The gradebook: SQLite next to this file (nbgrader's default), never committed.
-c.CourseDirectory.db_url = "sqlite:///gradebook.db"
+# The gradebook is nbgrader's default, SQLite in the course root (gradebook.db,
+# never committed); a relative db_url would follow the folder nbgrader starts in.
 
 # A student's cell may loop or hang: stop it after 30 s (no cell of the
 # course needs more than a few), and grading goes on with the other cells.
