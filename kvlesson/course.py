@@ -95,8 +95,14 @@ def course_for(out: Path, gpu: str, model: str, share: int | None = None,
     out/solutions, and the student release in out/notebooks."""
     import papermill
 
+    from kvlesson.floor import check_starts, memory_parts
+    from kvlesson.server import LESSON_LONGEST, LESSON_SHARE
     from kvlesson.specs import gpu as find_gpu, model as find_model
-    find_gpu(gpu), find_model(model)  # a clear error for a wrong name, before any work
+    # A clear error for a wrong name, a share out of range, or a setting where the server
+    # cannot start (the notebooks serve at it), before any work. ServerWontStart is a
+    # ValueError; the defaults are the notebooks' (their parameters cells).
+    check_starts(memory_parts(LESSON_SHARE if share is None else share, find_gpu(gpu),
+                              find_model(model)), LESSON_LONGEST if longest is None else longest)
     out = Path(out).resolve()
     if out.exists() and any(out.iterdir()):
         raise ValueError(f"out must be a new or empty folder, got {out} with files in it")
@@ -110,9 +116,14 @@ def course_for(out: Path, gpu: str, model: str, share: int | None = None,
         target = out / "solutions" / source.parent.name / source.name
         target.parent.mkdir(parents=True)
         print(f"executing {target.relative_to(out)} with {parameters}")
-        papermill.execute_notebook(str(source), str(target), parameters=parameters,
-                                   cwd=str(source.parent), kernel_name="python3",
-                                   progress_bar=False, request_save_on_cell_execute=False)
+        try:
+            papermill.execute_notebook(str(source), str(target), parameters=parameters,
+                                       cwd=str(source.parent), kernel_name="python3",
+                                       progress_bar=False, request_save_on_cell_execute=False)
+        except papermill.PapermillExecutionError as error:
+            raise RuntimeError(f"{source.relative_to(root)} stops with {parameters}: "
+                               f"{error.ename}: {error.evalue}\nThe notebook as far as it ran is "
+                               f"{target}; remove {out} before running again.") from error
         nbformat.write(clean(nbformat.read(target, as_version=4)), target)
     print("releasing with nbgrader")
     release(out, assignments(out))

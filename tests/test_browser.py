@@ -1,0 +1,384 @@
+"""A real browser: JupyterLab in headless Chromium, every notebook run, every explorer moved.
+
+The course's explorers only exist in a live page: a slider in the browser
+sends its value to the kernel, which redraws a caption and a PNG and sends
+them back. This module starts JupyterLab (temporary config, runtime, settings
+and workspace folders; no token; the news pop-up off) on a copy of the
+student notebooks with every answer filled in from solutions/, opens each
+notebook in Debian's Chromium through Playwright, runs all its cells, and then
+moves the explorer's main slider with the keyboard, as a student would:
+
+* the caption must become exactly what kvlesson says for the new slider value,
+  and the explorer's image must change;
+* no cell may show an error or a traceback, and no widget may fail to display.
+
+A screenshot of each explorer after the move goes to artifacts/ at the
+repository root (gitignored). Needs /usr/bin/chromium (`apt-get install -y
+chromium`); without it the tests fail, they do not skip. Every server and
+browser started here is stopped by its process id, also when a test fails.
+Takes about a minute.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import nbformat
+import pytest
+from playwright.sync_api import Browser, Locator, Page, sync_playwright
+
+import kvlesson as kv
+from kvlesson import story, widgets
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"]
+STARTUP_TIMEOUT = 60  # seconds for JupyterLab to answer
+RUN_ALL_TIMEOUT = 120_000  # ms for a whole notebook to run
+UPDATE_TIMEOUT = 20_000  # ms for the kernel to redraw an explorer after a move
+PRESSES = 3  # arrow-key presses on a slider handle
+STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
+
+
+@dataclass(frozen=True)
+class Explorer:
+    """An assignment's explorer: its slider (by description), the key that moves it, and the
+    caption kvlesson gives after PRESSES presses, from the notebook's parameters."""
+
+    assignment: str
+    slider: str
+    key: str
+
+    def caption_after_move(self, parameters: dict) -> str:
+        """The caption text (Markdown bold removed, as the browser shows it) after the move."""
+        gpu, model = kv.gpu(parameters["GPU"]), kv.model(parameters["MODEL"])
+        share, longest, cap = parameters["SHARE"], parameters["LONGEST"], parameters["CAP"]
+        if self.assignment == "01_floor_plan":
+            caption = story.floor_view(share - PRESSES, gpu, model).caption
+        elif self.assignment == "02_ceiling":
+            choices = sorted(set(widgets.CEILING_CHOICES) | {longest})
+            longer = choices[choices.index(longest) + PRESSES]
+            caption = story.ceiling_view(share, longer, gpu, model).caption
+        elif self.assignment == "03_cap_sweep":
+            caption = story.sweep_view(kv.lesson_chats(), share - PRESSES, longest, gpu,
+                                       model).caption(cap)
+        else:
+            hand = [kv.Chat(prompt=30, reply=10), kv.Chat(prompt=30, reply=10)]
+            steps = kv.trace(hand, cap=10, blocks=4, gpu=gpu, model=model)
+            caption = story.pause_view(steps, PRESSES).caption  # step 1 + PRESSES, 0-based
+        return str(caption).replace("**", "")
+
+
+EXPLORERS = [
+    Explorer("01_floor_plan", "share (%)", "ArrowLeft"),
+    Explorer("02_ceiling", "longest", "ArrowRight"),
+    Explorer("03_cap_sweep", "share (%)", "ArrowLeft"),
+    Explorer("04_preemption", "step", "ArrowRight"),
+]
+
+
+# --- the notebooks served --------------------------------------------------------------
+
+def notebook_file(assignment: str) -> str:
+    """The notebook's path inside the served folder, e.g. '01_floor_plan/floor_plan.ipynb'."""
+    (path,) = (ROOT / "notebooks" / assignment).glob("*.ipynb")
+    return f"{assignment}/{path.name}"
+
+
+def answered_release(assignment: str) -> nbformat.NotebookNode:
+    """The student notebook with every answer cell filled in from solutions/ (by grade id)."""
+    name = notebook_file(assignment)
+    release = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    solution = nbformat.read(ROOT / "solutions" / name, as_version=4)
+    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solution.cells
+               if c.metadata.get("nbgrader", {}).get("solution")}
+    for cell in release.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution"):
+            cell.source = answers[meta["grade_id"]]
+    return release
+
+
+def parameters(assignment: str) -> dict:
+    """The notebook's parameters cell, evaluated."""
+    nb = nbformat.read(ROOT / "notebooks" / notebook_file(assignment), as_version=4)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    values: dict = {}
+    exec(cell.source, {}, values)
+    return values
+
+
+def write_settings(folder: Path) -> None:
+    """User settings for the served JupyterLab: no news question, every cell in the page
+    (no virtual scrolling, so the page holds every output to check)."""
+    settings = {
+        "apputils-extension/notification": {"fetchNews": "false", "checkForUpdates": False},
+        "notebook-extension/tracker": {"windowingMode": "none"},
+    }
+    for name, values in settings.items():
+        path = folder / "@jupyterlab" / f"{name}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+
+
+# --- the server ------------------------------------------------------------------------
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now, on 127.0.0.1."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def descendants(pid: int) -> list[int]:
+    """The ids of every process below `pid` (the kernels a server started), from /proc."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Stop a server we started and whatever it started, by process id: SIGTERM (Jupyter then
+    shuts its kernels down), then SIGKILL for anything still running."""
+    below = descendants(process.pid)
+    process.terminate()
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+    for pid in below:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def wait_until_ready(url: str, process: subprocess.Popen, log: Path) -> None:
+    """Poll the server's status until it answers; fail with its log if it exits or is slow."""
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"JupyterLab exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/api/status", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.3)
+    pytest.fail(f"JupyterLab did not answer within {STARTUP_TIMEOUT} s:\n{log.read_text()[-3000:]}")
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory) -> Iterator[str]:
+    """JupyterLab serving the answered notebooks; yields its base URL, then stops it."""
+    base = tmp_path_factory.mktemp("lab")
+    served = base / "notebooks"
+    for assignment in [*(e.assignment for e in EXPLORERS), "00_start_here"]:
+        target = served / notebook_file(assignment)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(answered_release(assignment), target)
+    write_settings(base / "settings")
+    port = free_port()
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(base / "config"),
+           "JUPYTER_DATA_DIR": str(base / "data"), "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
+           "IPYTHONDIR": str(base / "ipython"),
+           "JUPYTERLAB_SETTINGS_DIR": str(base / "settings"),
+           "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
+           "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+    log = base / "lab.log"
+    with open(log, "w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip", "127.0.0.1",
+             "--port", str(port), "--ServerApp.token=", "--ServerApp.password=", "--allow-root",
+             "--ServerApp.port_retries=0", f"--ServerApp.root_dir={served}"],
+            cwd=base, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        wait_until_ready(url, process, log)
+        yield url
+    finally:
+        stop(process)
+
+
+# --- the browser -----------------------------------------------------------------------
+
+def require_chromium() -> None:
+    """Fail (never skip) when Debian's Chromium is missing."""
+    if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's Chromium with "
+                    "`apt-get update && apt-get install -y chromium` (never `playwright install`)")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Headless Chromium driven by Playwright; closed at the end, also after a failure."""
+    require_chromium()
+    playwright = sync_playwright().start()
+    try:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                              args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+    finally:
+        playwright.stop()
+
+
+@pytest.fixture
+def page(browser) -> Iterator[Page]:
+    """A fresh page, 1400x1000; closed after the test."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+# --- driving JupyterLab ----------------------------------------------------------------
+
+def open_notebook(page: Page, lab: str, assignment: str) -> Locator:
+    """Open a notebook in a workspace of its own (so no other tab is restored) and wait for
+    its kernel; returns the notebook's panel."""
+    page.goto(f"{lab}/lab/workspaces/{assignment}/tree/{notebook_file(assignment)}")
+    panel = page.locator(".jp-NotebookPanel").first
+    panel.locator(".jp-Notebook-ExecutionIndicator[data-status=idle]").wait_for(timeout=60_000)
+    # The indicator reads idle before a kernel exists: wait for the kernel's name too.
+    panel.locator(".jp-Toolbar-kernelName", has_text="Python 3").wait_for(timeout=60_000)
+    return panel
+
+
+def run_all(page: Page, panel: Locator) -> None:
+    """Run ▸ Run All Cells from the menu bar, then wait until every code cell has run (or
+    one failed, which stops the rest) and the kernel is idle."""
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    page.wait_for_function(
+        """([panel, stderr]) => {
+            const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
+                .map(p => p.textContent.trim());
+            const done = prompts.length > 0 && prompts.every(t => /^\\[\\d+\\]:$/.test(t));
+            const failed = panel.querySelector(stderr) !== null;
+            const idle = panel.querySelector(
+                '.jp-Notebook-ExecutionIndicator[data-status=idle]') !== null;
+            return idle && (done || failed);
+        }""", arg=[panel.element_handle(), STDERR], timeout=RUN_ALL_TIMEOUT)
+
+
+def problems_on_page(panel: Locator) -> list[str]:
+    """Error outputs, tracebacks on stderr, widgets that failed, cells that did not run."""
+    found = [f"stderr output:\n{text[:1500]}" for text in panel.locator(STDERR).all_inner_texts()]
+    text = panel.inner_text()
+    for phrase in ("Error displaying widget", "Traceback (most recent call last)"):
+        if phrase in text:
+            found.append(f"the page says {phrase!r}")
+    not_run = [t for t in panel.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
+               if not t.strip().strip("[]:").isdigit()]
+    if not_run:
+        found.append(f"{len(not_run)} code cells did not run: {not_run}")
+    return found
+
+
+def explorer_box(panel: Locator, slider: str) -> Locator:
+    """The explorer's widget box: the output VBox holding a slider described `slider`."""
+    label = panel.page.locator(".widget-slider .widget-label", has_text=slider)
+    boxes = panel.locator(".jp-OutputArea-output .widget-vbox").filter(has=label)
+    assert boxes.count() == 1, f"expected one explorer with a {slider!r} slider, found {boxes.count()}"
+    return boxes.first
+
+
+def slider_handle(box: Locator, slider: str) -> Locator:
+    """The noUiSlider handle of the slider described `slider`."""
+    row = box.locator(".widget-slider").filter(
+        has=box.page.locator(".widget-label", has_text=slider))
+    return row.locator(".noUi-handle").first
+
+
+def caption_and_image(box: Locator) -> tuple[str, str]:
+    """The caption's text and the image's src (a new blob URL at every redraw)."""
+    caption = box.locator(".widget-html").last.inner_text().strip()
+    src = box.locator("img").last.get_attribute("src") or ""
+    return caption, src
+
+
+def move(box: Locator, explorer: Explorer) -> None:
+    """Press the explorer's key PRESSES times on its slider's handle, as a student would."""
+    handle = slider_handle(box, explorer.slider)
+    handle.focus()
+    for _ in range(PRESSES):
+        handle.press(explorer.key)
+
+
+# --- the tests -------------------------------------------------------------------------
+
+def test_chromium_is_installed():
+    """The browser tests need Debian's Chromium; say how to get it."""
+    require_chromium()
+
+
+def test_start_here_runs(lab, page):
+    """Notebook 0 runs top to bottom in the browser without an error."""
+    panel = open_notebook(page, lab, "00_start_here")
+    run_all(page, panel)
+    problems = problems_on_page(panel)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "00_start_here.png"))
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("explorer", EXPLORERS, ids=lambda e: e.assignment)
+def test_explorer_follows_its_slider(lab, page, explorer):
+    """Run the notebook, move the slider with the keyboard: the caption becomes what
+    kvlesson says for the new value and the figure is redrawn; no error anywhere."""
+    panel = open_notebook(page, lab, explorer.assignment)
+    run_all(page, panel)
+    problems = problems_on_page(panel)
+    assert not problems, "\n".join(problems)
+
+    box = explorer_box(panel, explorer.slider)
+    box.scroll_into_view_if_needed()
+    caption, src = caption_and_image(box)
+    assert caption and src, "the explorer shows no caption or no image before the move"
+    expected = explorer.caption_after_move(parameters(explorer.assignment))
+    assert caption != expected, "the caption already reads as after the move: nothing to test"
+
+    move(box, explorer)
+    caption_locator = box.locator(".widget-html").last
+    try:
+        caption_locator.filter(has_text=expected).wait_for(timeout=UPDATE_TIMEOUT)
+    except Exception:
+        pytest.fail(f"after {PRESSES} x {explorer.key} on {explorer.slider!r} the caption reads\n"
+                    f"{caption_locator.inner_text()}\ninstead of\n{expected}")
+    page.wait_for_function("([img, old]) => img.getAttribute('src') !== old",
+                           arg=[box.locator("img").last.element_handle(), src],
+                           timeout=UPDATE_TIMEOUT)
+    new_caption, new_src = caption_and_image(box)
+    assert new_caption == expected
+    assert new_src != src
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    box.screenshot(path=str(ARTIFACTS / f"{explorer.assignment}-explorer.png"))
+    problems = problems_on_page(panel)
+    assert not problems, "after the move:\n" + "\n".join(problems)
