@@ -16,7 +16,9 @@ Needs the course extra (nbclient, nbgrader, papermill).
 from __future__ import annotations
 
 import argparse
+import copy
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -41,6 +43,39 @@ def assignments(root: Path = ROOT) -> list[str]:
 def notebook_paths(folder: Path) -> list[Path]:
     """Every notebook under `folder`, one per assignment, in course order."""
     return sorted(p for p in folder.glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
+
+
+COURSE_FILES = ("nbgrader_config.py", "autotests.yml")  # what nbgrader reads in a course root
+SOLUTION_MARKERS = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", flags=re.M)
+
+
+def copy_course(dest: Path, names: list[str] | None = None, root: Path = ROOT) -> Path:
+    """A new nbgrader course root at `dest`: the configuration, the autotest templates and
+    the instructor notebooks of the assignments `names` (default: all), for nbgrader to
+    release or grade elsewhere than in this repository."""
+    dest = Path(dest)
+    (dest / "solutions").mkdir(parents=True, exist_ok=True)
+    for name in COURSE_FILES:
+        shutil.copy(root / name, dest / name)
+    for name in names or assignments(root):
+        shutil.copytree(root / "solutions" / name, dest / "solutions" / name,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    return dest
+
+
+def answered(release: nbformat.NotebookNode,
+             solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """The student notebook with every answer cell filled in as the instructor's version
+    answers it (matched by nbgrader grade id, solution markers removed): a student who
+    gets everything right."""
+    answers = {cell.metadata["nbgrader"]["grade_id"]: SOLUTION_MARKERS.sub("", cell.source)
+               for cell in solution.cells if cell.metadata.get("nbgrader", {}).get("solution")}
+    filled = copy.deepcopy(release)
+    for cell in filled.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution"):
+            cell.source = answers[meta["grade_id"]]
+    return filled
 
 
 def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -107,7 +142,7 @@ def course_for(out: Path, gpu: str, model: str, share: int | None = None,
     if out.exists() and any(out.iterdir()):
         raise ValueError(f"out must be a new or empty folder, got {out} with files in it")
     out.mkdir(parents=True, exist_ok=True)
-    for name in ("nbgrader_config.py", "autotests.yml"):
+    for name in COURSE_FILES:
         shutil.copy(root / name, out / name)
     parameters = {"GPU": gpu, "MODEL": model}
     parameters.update({k: v for k, v in (("SHARE", share), ("LONGEST", longest), ("CAP", cap))

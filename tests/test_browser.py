@@ -38,7 +38,7 @@ import pytest
 from playwright.sync_api import Browser, Locator, Page, sync_playwright
 
 import kvlesson as kv
-from kvlesson import story, widgets
+from kvlesson import course, story, widgets
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
@@ -100,15 +100,8 @@ def notebook_file(assignment: str) -> str:
 def answered_release(assignment: str) -> nbformat.NotebookNode:
     """The student notebook with every answer cell filled in from solutions/ (by grade id)."""
     name = notebook_file(assignment)
-    release = nbformat.read(ROOT / "notebooks" / name, as_version=4)
-    solution = nbformat.read(ROOT / "solutions" / name, as_version=4)
-    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solution.cells
-               if c.metadata.get("nbgrader", {}).get("solution")}
-    for cell in release.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution"):
-            cell.source = answers[meta["grade_id"]]
-    return release
+    return course.answered(nbformat.read(ROOT / "notebooks" / name, as_version=4),
+                           nbformat.read(ROOT / "solutions" / name, as_version=4))
 
 
 def parameters(assignment: str) -> dict:

@@ -43,6 +43,8 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
+from kvlesson import course
+
 ROOT = Path(__file__).resolve().parents[1]
 COURSE_ID = "kvlesson"  # c.CourseDirectory.course_id in nbgrader_config.py
 ASSIGNMENT = "01_floor_plan"
@@ -101,13 +103,7 @@ def instructor_env(course: Path) -> dict[str, str]:
 def make_course_root(root: Path, assignments: list[str]) -> Path:
     """An nbgrader course folder: this repository's config and autotest templates, and
     the instructor notebooks of `assignments` in solutions/<assignment>/."""
-    root.mkdir(parents=True, exist_ok=True)
-    for name in ("nbgrader_config.py", "autotests.yml"):
-        shutil.copy(ROOT / name, root / name)
-    for assignment in assignments:
-        shutil.copytree(ROOT / "solutions" / assignment, root / "solutions" / assignment,
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    return root
+    return course.copy_course(root, assignments)
 
 
 # ---------------------------------------------------------------------------

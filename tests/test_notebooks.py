@@ -11,7 +11,6 @@ kind of answer fails with a message without stopping the rest of the grading.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import nbformat
@@ -149,10 +148,7 @@ def test_every_answer_cell_is_followed_by_its_self_check(path):
 @pytest.fixture(scope="module")
 def fresh_release(tmp_path_factory) -> Path:
     """The student release as nbgrader makes it today, in a copy of the course."""
-    root = tmp_path_factory.mktemp("course")
-    shutil.copytree(ROOT / "solutions", root / "solutions")
-    for name in ("nbgrader_config.py", "autotests.yml"):
-        shutil.copy(ROOT / name, root / name)
+    root = course.copy_course(tmp_path_factory.mktemp("course"))
     course.release(root)
     return root / "notebooks"
 
@@ -194,14 +190,7 @@ def test_every_unanswered_release_fails_its_tests(path):
 def answered_release(name: str) -> nbformat.NotebookNode:
     """A released notebook with every answer cell replaced by the instructor's solution."""
     [source] = (ROOT / "solutions" / name).glob("*.ipynb")
-    solution = {nbgrader_meta(c).get("grade_id"): c for c in read(source).cells}
-    nb = read(ROOT / "notebooks" / name / source.name)
-    for cell in nb.cells:
-        meta = nbgrader_meta(cell)
-        if cell.cell_type == "code" and meta.get("solution"):
-            cell.source = re.sub(r"^\s*### (BEGIN|END) SOLUTION\n", "",
-                                 solution[meta["grade_id"]].source, flags=re.M)
-    return nb
+    return course.answered(read(ROOT / "notebooks" / name / source.name), read(source))
 
 
 def graded_with_q1(answer: str) -> dict[str, list]:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -37,7 +36,7 @@ import pytest
 from nbgrader.validator import Validator
 
 import kvlesson as kv
-from kvlesson import story, tables
+from kvlesson import course, story, tables
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted(p for p in (ROOT / "solutions").glob("*/*.ipynb")
@@ -78,14 +77,7 @@ RUN_NOTEBOOKS = [(run, name) for run in RUNS for name in run.names]
 
 def partial_root(base: Path, assignments: tuple[str, ...]) -> Path:
     """A copy of the repository's course files with only some assignments in solutions/."""
-    root = base / "root"
-    for name in ("nbgrader_config.py", "autotests.yml"):
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(ROOT / name, root / name)
-    for name in assignments:
-        shutil.copytree(ROOT / "solutions" / name, root / "solutions" / name,
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
-    return root
+    return course.copy_course(base / "root", list(assignments))
 
 
 def command_for(run: Run, base: Path) -> list[str]:
@@ -206,13 +198,8 @@ def with_answers(release: Path, solution: nbformat.NotebookNode, target: Path,
                  parameters: str | None = None) -> Path:
     """A copy of a released notebook with every answer cell taken from `solution` (and, if
     given, its injected-parameters cell replaced by `parameters`), written to `target`."""
-    nb = nbformat.read(release, as_version=4)
-    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in solution.cells
-               if c.metadata.get("nbgrader", {}).get("solution")}
+    nb = course.answered(nbformat.read(release, as_version=4), solution)
     for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution"):
-            cell.source = answers[meta["grade_id"]]
         if parameters is not None and "injected-parameters" in cell.metadata.get("tags", []):
             cell.source = parameters
     target.parent.mkdir(parents=True, exist_ok=True)
