@@ -54,14 +54,15 @@ def moves(repeats: int) -> list[tuple[str, float]]:
 
 def reference_sweep_move(repeats: int) -> float:
     """The sweep explorer's share move with the reference server behind cap_sweep."""
-    fast = kvlesson.sweep.pick_engine
-    kvlesson.sweep.pick_engine = lambda name: fast("reference")
+    engines = kvlesson.sweep.ENGINES
+    fast = engines["fast"]
+    engines["fast"] = engines["reference"]
     try:
         sweep = widgets.SweepExplorer()
         return median_ms(lambda v: setattr(sweep.share, "value", v), [50, 60, 70, 80, 90],
                          repeats)
     finally:
-        kvlesson.sweep.pick_engine = fast
+        engines["fast"] = fast
 
 
 def main() -> int:

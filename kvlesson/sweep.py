@@ -14,6 +14,7 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 from kvlesson.chats import Chat, as_chats
+from kvlesson.fast import serve_fast
 from kvlesson.floor import RESERVE_BYTES
 from kvlesson.server import LESSON_LONGEST, serve
 from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
@@ -26,14 +27,15 @@ COLUMNS = ["cap", "tokens_per_s", "wait_ms", "gain", "wait_ratio", "pauses",
            "rebuilt_tokens", "avg_running", "steps", "seconds", "refused"]
 
 
+# The server behind a sweep: the fast engine for sliders, or the step-by-step reference.
+ENGINES = {"fast": serve_fast, "reference": serve}
+
+
 def pick_engine(name: str):
-    """The server behind a sweep: "fast" (the default, for sliders) or "reference"."""
-    if name == "reference":
-        return serve
-    if name == "fast":
-        from kvlesson.fast import serve_fast
-        return serve_fast
-    raise ValueError(f"engine must be 'fast' or 'reference', got {name!r}")
+    """The server called `name` in ENGINES."""
+    if name not in ENGINES:
+        raise ValueError(f"engine must be 'fast' or 'reference', got {name!r}")
+    return ENGINES[name]
 
 
 def cap_sweep(chats: Iterable[Chat], caps: Sequence[int] = CAPS, share: int | None = None,

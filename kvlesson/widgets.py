@@ -65,7 +65,7 @@ class FloorExplorer(Explorer):
         self.share = w.IntSlider(value=share, min=1, max=100, description="share (%)")
         view = floor_view(share, **self.settings)
         super().__init__([self.share], figures.MemoryBar(view.parts))
-        self.redraw(view.caption)
+        self.refresh()
 
     def refresh(self) -> FloorView:
         view = floor_view(self.share.value, **self.settings)
@@ -87,7 +87,7 @@ class CeilingExplorer(Explorer):
         view = ceiling_view(share, longest, **self.settings)
         super().__init__([self.share, self.longest],
                          figures.ChatsThatFit(view.blocks, [view.reserved]))
-        self.redraw(view.caption)
+        self.refresh()
 
     def refresh(self) -> CeilingView:
         view = ceiling_view(self.share.value, self.longest.value, **self.settings)
@@ -115,7 +115,7 @@ class SweepExplorer(Explorer):
             raise ServerWontStart(self.view.problem)
         super().__init__([self.cap, self.share],
                          figures.SweepChart(self.view.sweep, self.view.knee, cap))
-        self.redraw(self.view.caption(cap))
+        self.refresh()
 
     def refresh(self) -> SweepView:
         if self.share.value != self.view.share:
@@ -140,7 +140,7 @@ class PauseExplorer(Explorer):
         self.steps = trace(chats, cap, blocks=blocks, longest=None, gpu=gpu, model=model)
         self.step = w.IntSlider(value=1, min=1, max=len(self.steps), description="step")
         super().__init__([self.step], figures.BlockGrid(self.steps, blocks))
-        self.redraw(pause_view(self.steps, 0).caption)
+        self.refresh()
 
     def refresh(self) -> PauseView:
         view = pause_view(self.steps, self.step.value - 1)
