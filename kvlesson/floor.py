@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
-from kvlesson.valid import of_type, positive, whole
+from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model, as_gib
+from kvlesson.valid import flag, of_type, positive, whole
 
 BLOCK_TOKENS = 16  # tokens in one cache block: vLLM's default block size
 RESERVE_BYTES = 2e9  # the working reserve: an invented figure, as in the lesson
@@ -109,8 +109,7 @@ def room(share: int, longest: int, reserved: bool = False, gpu: GPU = A100_80GB,
     (205, 51)
     """
     longest = whole("longest", longest, 1)
-    if not isinstance(reserved, bool):
-        raise TypeError(f"reserved must be True or False, not {type(reserved).__name__} {reserved!r}")
+    reserved = flag("reserved", reserved)
     parts = memory_parts(share, gpu, model, reserve_bytes)
     per_longest = blocks_for(longest)
     per_typical = blocks_for(min(TYPICAL_CHAT, longest))
@@ -128,19 +127,50 @@ def lowest_share(longest: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
     44
     """
     longest = whole("longest", longest, 1)
-    for share in range(1, 101):
-        if memory_parts(share, gpu, model, reserve_bytes).blocks >= blocks_for(longest):
-            return share
-    raise ServerWontStart(_wont_start_message(memory_parts(100, gpu, model, reserve_bytes), longest))
+    share = _first_share_with(blocks_for(longest), gpu, model, reserve_bytes)
+    if share is None:
+        raise ServerWontStart(_wont_start_message(memory_parts(100, gpu, model, reserve_bytes), longest))
+    return share
 
 
 def first_share_with_blocks(gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
                             reserve_bytes: float = RESERVE_BYTES) -> int | None:
     """The lowest share that leaves at least one block (None if even 100% leaves none)."""
+    return _first_share_with(1, gpu, model, reserve_bytes)
+
+
+def _first_share_with(blocks: int, gpu: GPU, model: Model, reserve_bytes: float) -> int | None:
+    """The lowest whole-percent share whose pool has `blocks` blocks or more (None: none has)."""
     for share in range(1, 101):
-        if memory_parts(share, gpu, model, reserve_bytes).blocks > 0:
+        if memory_parts(share, gpu, model, reserve_bytes).blocks >= blocks:
             return share
     return None
+
+
+@dataclass(frozen=True)
+class Readings:
+    """One card at one share under its two readings: "GB" as 10^9 bytes, and as GiB."""
+
+    gb: Room
+    gib: Room
+
+    @property
+    def card_larger(self) -> float:
+        """How much larger the card is read as GiB: 0.074 is 7.4%."""
+        return self.gib.parts.gpu_bytes / self.gb.parts.gpu_bytes - 1
+
+    @property
+    def pool_larger(self) -> float:
+        """How much larger the pool is: more than the card, as weights and reserve stay put."""
+        return self.gib.parts.pool_bytes / self.gb.parts.pool_bytes - 1
+
+
+def readings(share: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
+             reserve_bytes: float = RESERVE_BYTES) -> Readings:
+    """The floor at `share` with the card read as GB and as GiB (chats of 2,000 that fit)."""
+    kw = dict(model=model, reserve_bytes=reserve_bytes)
+    return Readings(room(share, TYPICAL_CHAT, gpu=gpu, **kw),
+                    room(share, TYPICAL_CHAT, gpu=as_gib(gpu), **kw))
 
 
 def check_starts(parts: MemoryParts, longest: int) -> None:
@@ -152,9 +182,8 @@ def check_starts(parts: MemoryParts, longest: int) -> None:
 def _wont_start_message(parts: MemoryParts, longest: int) -> str:
     need = blocks_for(longest)
     fits = f"at most {parts.tokens:,} tokens" if parts.blocks else "no block is left at this share"
-    shares = [share for share in range(parts.share + 1, 101)
-              if memory_parts(share, parts.gpu, parts.model, parts.reserve_bytes).blocks >= need]
-    raise_to = (f"to at least {shares[0]}%" if shares
+    lowest = _first_share_with(need, parts.gpu, parts.model, parts.reserve_bytes)
+    raise_to = (f"to at least {lowest}%" if lowest
                 else f"no share of this GPU is enough for {parts.model.name}")
     return (
         f"the server will not start: to serve at least one chat of the longest length "

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from kvlesson import quote
 from kvlesson.chats import Chat, as_chats, lesson_chats
 from kvlesson.floor import (RESERVE_BYTES, TYPICAL_CHAT, ServerWontStart, blocks_for,
-                            first_share_with_blocks, lowest_share, memory_parts, room)
+                            first_share_with_blocks, lowest_share, memory_parts, readings,
+                            room)
 from kvlesson.server import LESSON_LONGEST, LESSON_SHARE, trace
-from kvlesson.specs import A100_80GB, GPU, LLAMA_31_8B, Model, as_gib
+from kvlesson.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.sweep import CAPS, cap_for_wait, cap_sweep, knee, prefill_floor, prefill_seconds
 from kvlesson.valid import whole
 
@@ -67,14 +68,15 @@ def floor_numbers(share: int, gpu: GPU, model: Model, reserve_bytes: float) -> d
     out["first_share_with_blocks"] = Figure(first, f"{first}%" if first else "none",
                                             "lowest share that leaves a block")
     if gpu.memory_bytes % 10**9 == 0 and p.pool_bytes > 0:  # a card quoted in GB, read as GiB
-        gib = as_gib(gpu)
-        g = room(share, LESSON_LONGEST, gpu=gib, model=model, reserve_bytes=reserve_bytes)
+        two = readings(share, gpu, model, reserve_bytes)
+        g = two.gib
         out["gib_pool"] = Figure(g.parts.pool_bytes, quote.gb(g.parts.pool_bytes), "pool, card read as GiB")
         out["gib_blocks"] = Figure(g.parts.blocks, quote.count(g.parts.blocks), "blocks, card read as GiB")
         out["gib_typical"] = Figure(g.typical, quote.count(g.typical), "chats, card read as GiB")
-        card, pool = gib.memory_bytes / gpu.memory_bytes - 1, g.parts.pool_bytes / p.pool_bytes - 1
-        out["gib_card_larger"] = Figure(card, quote.pct(card), "card larger, read as GiB")
-        out["gib_pool_larger"] = Figure(pool, quote.pct(pool), "pool larger, read as GiB")
+        out["gib_card_larger"] = Figure(two.card_larger, quote.pct(two.card_larger),
+                                        "card larger, read as GiB")
+        out["gib_pool_larger"] = Figure(two.pool_larger, quote.pct(two.pool_larger),
+                                        "pool larger, read as GiB")
     return out
 
 

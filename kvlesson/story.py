@@ -15,10 +15,11 @@ import pandas as pd
 from kvlesson import quote
 from kvlesson.chats import Chat
 from kvlesson.floor import (BLOCK_TOKENS, RESERVE_BYTES, TYPICAL_CHAT, MemoryParts, Room,
-                            ServerWontStart, first_share_with_blocks, memory_parts, room)
+                            ServerWontStart, first_share_with_blocks, memory_parts, readings,
+                            room)
 from kvlesson.quote import Say
 from kvlesson.server import LESSON_LONGEST, Step
-from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model, as_gib
+from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
 from kvlesson.sweep import (CAPS, PAYS, cap_for_wait, cap_sweep, knee, prefill_floor,
                             prefill_seconds, stops_paying)
 from kvlesson.valid import whole
@@ -69,14 +70,10 @@ def ceiling_view(share: int, longest: int, gpu: GPU = A100_80GB, model: Model = 
     kw = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
     blocks, held = room(share, longest, **kw), room(share, longest, reserved=True, **kw)
     typical = min(TYPICAL_CHAT, longest)
-    if blocks.starts:
-        start = (f"The server starts: one chat of {longest:,} tokens needs "
-                 f"{blocks.per_longest:,} blocks and the pool has {blocks.parts.blocks:,}.")
-    else:
-        start = (f"The server will **not** start: one chat of {longest:,} tokens needs "
-                 f"{blocks.per_longest:,} blocks and the pool has {blocks.parts.blocks:,}.")
+    starts = "starts" if blocks.starts else "will **not** start"
     return CeilingView(blocks, held, Say(
-        f"{start} Chats of {typical:,} tokens at once: {blocks.typical:,} with blocks handed out "
+        f"The server {starts}: one chat of {longest:,} tokens needs {blocks.per_longest:,} "
+        f"blocks and the pool has {blocks.parts.blocks:,}. Chats of {typical:,} tokens at once: {blocks.typical:,} with blocks handed out "
         f"as they grow, {held.typical:,} with {longest:,} tokens held for each."))
 
 
@@ -151,23 +148,20 @@ def gib_reading(share: int, gpu: GPU, model: Model,
                 reserve_bytes: float = RESERVE_BYTES) -> Say:
     """The same card read as GiB instead of GB: how much the pool changes."""
     try:
-        gib = as_gib(gpu)
+        two = readings(share, gpu, model, reserve_bytes)
     except ValueError:
         return Say(f"The {gpu.name}'s memory is not a whole number of GB, so there is no GiB reading.")
-    kw = dict(model=model, reserve_bytes=reserve_bytes)
-    as_gb, as_gi = room(share, LESSON_LONGEST, gpu=gpu, **kw), room(share, LESSON_LONGEST, gpu=gib, **kw)
+    as_gb, as_gi = two.gb, two.gib
     if not as_gb.parts.blocks:
         return Say(f"At a {share}% share neither reading leaves {model.name} a pool worth comparing.")
-    card = gib.memory_bytes / gpu.memory_bytes - 1
-    pool = as_gi.parts.pool_bytes / as_gb.parts.pool_bytes - 1
     return Say(
-        f"Read as {gpu.memory_bytes // 10**9} GiB ({quote.count(gib.memory_bytes)} bytes), the card "
-        f"at a {share}% share gives a pool of {quote.gb(as_gi.parts.pool_bytes)} "
+        f"Read as {gpu.memory_bytes // 10**9} GiB ({quote.count(as_gi.parts.gpu_bytes)} bytes), the "
+        f"card at a {share}% share gives a pool of {quote.gb(as_gi.parts.pool_bytes)} "
         f"({quote.count(as_gi.parts.blocks)} blocks, {quote.count(as_gi.typical)} chats of "
         f"{TYPICAL_CHAT:,}) against {quote.gb(as_gb.parts.pool_bytes)} "
         f"({quote.count(as_gb.parts.blocks)} blocks, {quote.count(as_gb.typical)} chats). The card "
-        f"is {quote.pct(card)} larger but the pool {quote.pct(pool)}, because the weights and the "
-        f"reserve stay the same size.")
+        f"is {quote.pct(two.card_larger)} larger but the pool {quote.pct(two.pool_larger)}, because "
+        f"the weights and the reserve stay the same size.")
 
 
 def first_block(gpu: GPU, model: Model, reserve_bytes: float = RESERVE_BYTES) -> Say:
