@@ -7,12 +7,13 @@ from typing import Sequence
 import pandas as pd
 
 from kvlesson.floor import RESERVE_BYTES, TYPICAL_CHAT, ServerWontStart, lowest_share, room
+from kvlesson.numbers import CEILINGS, RESERVED_CEILINGS, TABLE_SHARES
 from kvlesson.server import LESSON_LONGEST, Step
 from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
 from kvlesson.story import chat_name
 
 
-def share_table(shares: Sequence[int] = (30, 50, 90, 98), gpu: GPU = A100_80GB,
+def share_table(shares: Sequence[int] = TABLE_SHARES, gpu: GPU = A100_80GB,
                 model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES) -> pd.DataFrame:
     """The floor plan at several shares: one row per share."""
     rows = []
@@ -26,7 +27,7 @@ def share_table(shares: Sequence[int] = (30, 50, 90, 98), gpu: GPU = A100_80GB,
     return pd.DataFrame(rows)
 
 
-def ceiling_table(share: int, ceilings: Sequence[int] = (4_000, 8_000, 32_000, 128_000),
+def ceiling_table(share: int, ceilings: Sequence[int] = RESERVED_CEILINGS,
                   gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
                   reserve_bytes: float = RESERVE_BYTES) -> pd.DataFrame:
     """Chats of 2,000 tokens at once, per ceiling: reserved for each vs blocks as they grow."""
@@ -40,7 +41,7 @@ def ceiling_table(share: int, ceilings: Sequence[int] = (4_000, 8_000, 32_000, 1
     return pd.DataFrame(rows)
 
 
-def lowest_share_table(ceilings: Sequence[int] = (4_000, 8_000, 16_000, 32_000, 64_000, 128_000),
+def lowest_share_table(ceilings: Sequence[int] = CEILINGS,
                        gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
                        reserve_bytes: float = RESERVE_BYTES) -> pd.DataFrame:
     """The lowest whole-percent share at which the server starts, per ceiling (None: never)."""
