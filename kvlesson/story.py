@@ -48,13 +48,20 @@ def floor_view(share: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
                reserve_bytes: float = RESERVE_BYTES) -> FloorView:
     """The floor plan at `share`, and a sentence about it."""
     parts = memory_parts(share, gpu, model, reserve_bytes)
-    pool = (f"the cache pool gets {quote.gb(parts.pool_bytes)} ({quote.count(parts.blocks)} blocks, "
-            f"{quote.count(parts.tokens)} tokens)" if parts.blocks else
-            "no block is left for the cache pool")
+    weights, reserve = quote.gb(parts.weights_bytes, 2), quote.gb(parts.reserve_bytes)
+    if not parts.blocks:
+        needed = parts.weights_bytes + parts.reserve_bytes
+        over = (f", {quote.gb(needed - parts.allowed_bytes, 2)} more than that"
+                if needed > parts.allowed_bytes else "")
+        return FloorView(parts, Say(
+            f"At a {share}% share the server may use {quote.gb(parts.allowed_bytes)}, but the "
+            f"weights ({weights}) and the reserve ({reserve}) need {quote.gb(needed, 2)}{over}: "
+            f"no block is left for the cache pool, so the server **cannot start**."))
     return FloorView(parts, Say(
         f"At a {share}% share the server may use {quote.gb(parts.allowed_bytes)}. After the "
-        f"weights ({quote.gb(parts.weights_bytes, 2)}) and the reserve "
-        f"({quote.gb(parts.reserve_bytes)}), {pool}; {quote.gb(parts.unused_bytes)} is left unused."))
+        f"weights ({weights}) and the reserve ({reserve}), the cache pool gets "
+        f"{quote.gb(parts.pool_bytes)} ({quote.count(parts.blocks)} blocks, "
+        f"{quote.count(parts.tokens)} tokens); {quote.gb(parts.unused_bytes)} is left unused."))
 
 
 @dataclass(frozen=True)
@@ -70,11 +77,19 @@ def ceiling_view(share: int, longest: int, gpu: GPU = A100_80GB, model: Model = 
     kw = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
     blocks, held = room(share, longest, **kw), room(share, longest, reserved=True, **kw)
     typical = min(TYPICAL_CHAT, longest)
-    starts = "starts" if blocks.starts else "will **not** start"
+    need = (f"one chat of {longest:,} tokens needs {blocks.per_longest:,} blocks and the pool "
+            f"has {blocks.parts.blocks:,}")
+    if not blocks.starts:
+        return CeilingView(blocks, held, Say(
+            f"The server will **not** start: {need}, so it serves no chats at all. A ceiling of "
+            f"{quote.count(blocks.parts.tokens)} tokens or less would start at this share."
+            if blocks.parts.blocks else
+            f"The server will **not** start: {need}, so it serves no chats at all, whatever "
+            f"the ceiling."))
     return CeilingView(blocks, held, Say(
-        f"The server {starts}: one chat of {longest:,} tokens needs {blocks.per_longest:,} "
-        f"blocks and the pool has {blocks.parts.blocks:,}. Chats of {typical:,} tokens at once: {blocks.typical:,} with blocks handed out "
-        f"as they grow, {held.typical:,} with {longest:,} tokens held for each."))
+        f"The server starts: {need}. Chats of {typical:,} tokens at once: {blocks.typical:,} "
+        f"with blocks handed out as they grow, {held.typical:,} with {longest:,} tokens held "
+        f"for each."))
 
 
 @dataclass(frozen=True)

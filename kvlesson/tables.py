@@ -55,22 +55,36 @@ def lowest_share_table(ceilings: Sequence[int] = CEILINGS,
     return pd.DataFrame(rows)
 
 
+def against_cap_before(values: pd.Series, places: int) -> pd.Series:
+    """A change from the cap before as text with `places` decimals; empty on the first row,
+    which has no cap before it."""
+    return values.map(lambda x: "" if pd.isna(x) else f"{x:.{places}f}")
+
+
 def sweep_table(sweep: pd.DataFrame) -> pd.DataFrame:
-    """A cap sweep rounded the way the lesson quotes it."""
+    """A cap sweep rounded the way the lesson quotes it, one row per cap (the index).
+
+    Two columns compare a row with the one before (the cap halved, in the
+    lesson's sweep): what the doubling added to tokens/s in percent, and how
+    many times longer it made the wait between words.
+    """
     return pd.DataFrame({
         "cap": sweep["cap"],
         "tokens/s": sweep["tokens_per_s"].round().astype(int),
         "wait (ms)": sweep["wait_ms"].round(1),
-        "gain (%)": (100 * sweep["gain"]).round(1),
-        "wait x": sweep["wait_ratio"].round(2),
+        "tokens/s gain vs cap before (%)": against_cap_before(100 * sweep["gain"], 1),
+        "wait vs cap before (times)": against_cap_before(sweep["wait_ratio"], 2),
         "pauses": sweep["pauses"],
         "rebuilt tokens": sweep["rebuilt_tokens"],
         "running on average": sweep["avg_running"].round(1),
-    })
+    }).set_index("cap")
 
 
 def trace_table(steps: Sequence[Step]) -> pd.DataFrame:
-    """A trace step by step: blocks each chat holds, free blocks, who joined, paused, finished."""
+    """A trace step by step: blocks each chat holds, free blocks, who joined, paused, finished.
+
+    The step number (from 1) is the index, so no other row number is shown.
+    """
     chats = sorted({chat for step in steps for chat in step.held})
     rows = []
     for step in steps:
@@ -82,4 +96,4 @@ def trace_table(steps: Sequence[Step]) -> pd.DataFrame:
             row[event] = " ".join(chat_name(c) for c in getattr(step, event))
         row["clock (ms)"] = round(step.clock * 1000, 1)
         rows.append(row)
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows).set_index("step")

@@ -2,7 +2,10 @@
 
 Each explorer has a pure `*_view` function that computes what to show (a
 test can call it without a browser) and a small class that wires sliders to
-it and updates one figure in place. Needs the course extra (ipywidgets).
+it and updates one figure in place. The figure's axes are fixed over each
+slider's whole range, so a student compares shapes on one scale, and only
+the artists that move are drawn again (see `redraw`). Needs the course extra
+(ipywidgets).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import ipywidgets as w
 from kvlesson import figures
 from kvlesson.chats import Chat, as_chats, lesson_chats
 from kvlesson.floor import RESERVE_BYTES, ServerWontStart
+from kvlesson.redraw import Chart, Redraw
 from kvlesson.server import LESSON_LONGEST, LESSON_SHARE, trace
 from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
 from kvlesson.story import (CeilingView, FloorView, PauseView, SweepView, ceiling_view,
@@ -23,18 +27,30 @@ from kvlesson.story import (CeilingView, FloorView, PauseView, SweepView, ceilin
 from kvlesson.sweep import CAPS
 
 CEILING_CHOICES = (2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000)
+SLIDER_WIDTH = "800px"  # as wide as the memory bar (8 inches at 100 dpi): 5 px a percent of share
+LABEL_WIDTH = "180px"  # room for the longest description, "longest chat (tokens)"
+
+
+def slider(kind: type[w.Widget], description: str, **options) -> w.Widget:
+    """A slider of `kind` as wide as the charts, its description in full on its left."""
+    return kind(description=description, layout=w.Layout(width=SLIDER_WIDTH, max_width="100%"),
+                style={"description_width": LABEL_WIDTH}, **options)
+
+
+def share_slider(share: int) -> w.IntSlider:
+    """The memory share (vLLM's gpu_memory_utilization) in whole percents."""
+    return slider(w.IntSlider, "memory share (%)", value=share, min=1, max=100)
 
 
 class Explorer:
     """Sliders, a sentence and a figure, stacked; shown by display()."""
 
-    def __init__(self, sliders: list[w.Widget], chart):
+    def __init__(self, sliders: list[w.Widget], chart: Chart):
         self.chart = chart
-        # Lay the figure out once, then keep that layout: re-running the layout
-        # engine on every move would double the cost of each redraw.
-        chart.figure.draw_without_rendering()
-        chart.figure.set_layout_engine(None)
-        self.image = w.Image(format="png")
+        self.drawing = Redraw(chart.figure, chart.moving)
+        # shown at its own size (a box would stretch it to its width, and blur it)
+        self.image = w.Image(format="png", layout=w.Layout(align_self="flex-start",
+                                                           max_width="100%"))
         self.caption = w.HTML()
         self.box = w.VBox([*sliders, self.caption, self.image])
         for slider in sliders:
@@ -43,7 +59,7 @@ class Explorer:
     def redraw(self, caption: str) -> None:
         """Show a new caption (Markdown bold allowed) and the figure as it now stands."""
         self.caption.value = "<p>" + re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(caption)) + "</p>"
-        self.image.value = figures.png(self.chart.figure)
+        self.image.value = self.drawing.png()
 
     def _changed(self, change) -> None:
         self.refresh()
@@ -62,7 +78,7 @@ class FloorExplorer(Explorer):
     def __init__(self, share: int = LESSON_SHARE, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
                  reserve_bytes: float = RESERVE_BYTES):
         self.settings = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
-        self.share = w.IntSlider(value=share, min=1, max=100, description="share (%)")
+        self.share = share_slider(share)
         view = floor_view(share, **self.settings)
         super().__init__([self.share], figures.MemoryBar(view.parts))
         self.refresh()
@@ -81,12 +97,15 @@ class CeilingExplorer(Explorer):
                  gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
                  reserve_bytes: float = RESERVE_BYTES):
         self.settings = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
-        self.share = w.IntSlider(value=share, min=1, max=100, description="share (%)")
+        self.share = share_slider(share)
         choices = sorted(set(CEILING_CHOICES) | {longest})
-        self.longest = w.SelectionSlider(options=choices, value=longest, description="longest")
+        self.longest = slider(w.SelectionSlider, "longest chat (tokens)", value=longest,
+                              options=[(f"{n:,}", n) for n in choices])
         view = ceiling_view(share, longest, **self.settings)
+        # the most chats: the largest share, the shortest ceiling (so the axis never moves)
+        top = ceiling_view(self.share.max, choices[0], **self.settings).blocks.typical
         super().__init__([self.share, self.longest],
-                         figures.ChatsThatFit(view.blocks, [view.reserved]))
+                         figures.ChatsThatFit(view.blocks, [view.reserved], top))
         self.refresh()
 
     def refresh(self) -> CeilingView:
@@ -108,13 +127,17 @@ class SweepExplorer(Explorer):
                  model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES):
         self.chats = lesson_chats() if chats is None else as_chats(chats)
         self.settings = dict(longest=longest, gpu=gpu, model=model, reserve_bytes=reserve_bytes)
-        self.cap = w.SelectionSlider(options=list(CAPS), value=cap, description="cap")
-        self.share = w.IntSlider(value=share, min=1, max=100, description="share (%)")
+        self.cap = slider(w.SelectionSlider, "cap (most chats at once)", options=list(CAPS),
+                          value=cap)
+        self.share = share_slider(share)
         self.view = sweep_view(self.chats, share, **self.settings)
         if self.view.sweep is None:
             raise ServerWontStart(self.view.problem)
+        # the axes hold the sweep at the largest share, with the most room to run chats
+        largest = sweep_view(self.chats, self.share.max, **self.settings)
         super().__init__([self.cap, self.share],
-                         figures.SweepChart(self.view.sweep, self.view.knee, cap))
+                         figures.SweepChart(self.view.sweep, self.view.knee, cap,
+                                            tops=sweep_tops([self.view, largest])))
         self.refresh()
 
     def refresh(self) -> SweepView:
@@ -128,6 +151,12 @@ class SweepExplorer(Explorer):
         return self.view
 
 
+def sweep_tops(views: Iterable[SweepView]) -> tuple[float, float]:
+    """The most tokens/s and the longest wait (ms) over the sweeps of `views` that start."""
+    sweeps = [view.sweep for view in views if view.sweep is not None]
+    return (max(s["tokens_per_s"].max() for s in sweeps), max(s["wait_ms"].max() for s in sweeps))
+
+
 class PauseExplorer(Explorer):
     """A step slider replaying a small case block by block (notebook 4).
 
@@ -138,7 +167,7 @@ class PauseExplorer(Explorer):
     def __init__(self, chats: Iterable[Chat] = ((30, 10), (30, 10)), blocks: int = 4,
                  cap: int = 10, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B):
         self.steps = trace(chats, cap, blocks=blocks, longest=None, gpu=gpu, model=model)
-        self.step = w.IntSlider(value=1, min=1, max=len(self.steps), description="step")
+        self.step = slider(w.IntSlider, "step", value=1, min=1, max=len(self.steps))
         super().__init__([self.step], figures.BlockGrid(self.steps, blocks))
         self.refresh()
 

@@ -3,10 +3,15 @@ student's move runs, and the caption and the figure must follow it."""
 
 from __future__ import annotations
 
+import io
+
+import numpy as np
 import pytest
+from matplotlib.text import Text
+from PIL import Image
 
 import kvlesson as kv
-from kvlesson import figures, story, widgets
+from kvlesson import figures, story, tables, widgets
 from kvlesson.quote import Say
 
 
@@ -106,3 +111,185 @@ def test_figures_use_the_colour_blind_palette_and_units():
     chart = figures.SweepChart(kv.cap_sweep(kv.lesson_chats()), 64)
     assert "tokens/s" in chart.rate_ax.get_ylabel() and "(ms)" in chart.wait_ax.get_ylabel()
     assert "cap" in chart.rate_ax.get_xlabel()
+
+
+# --- what a student reads: nothing cut off, axes that hold still, a server that will not start
+
+def text_outside_the_image(figure) -> list[str]:
+    """Every visible text (titles, labels, legend entries, captions on the chart) and every
+    axes with its tick labels that reaches past the figure's edges, as the explorer's canvas
+    draws it."""
+    renderer = figure.canvas.get_renderer()
+    edge = figure.bbox
+
+    def outside(box) -> bool:
+        return (box.x0 < edge.x0 - 1 or box.y0 < edge.y0 - 1 or box.x1 > edge.x1 + 1
+                or box.y1 > edge.y1 + 1)
+
+    # tick labels are checked with their axes: ticks past the axis limits are never drawn
+    ticks = {label for ax in figure.axes for axis in (ax.xaxis, ax.yaxis)
+             for tick in axis.get_major_ticks() + axis.get_minor_ticks()
+             for label in (tick.label1, tick.label2)}
+    found = [text.get_text() for text in figure.findobj(Text)
+             if text not in ticks and text.get_visible() and text.get_text()
+             and outside(text.get_window_extent(renderer))]
+    return found + [f"axes {i}" for i, ax in enumerate(figure.axes)
+                    if outside(ax.get_tightbbox(renderer))]
+
+
+def pixels(png: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=int)
+
+
+def full_draw(explorer) -> np.ndarray:
+    """The explorer's figure drawn whole, the slow way, moving artists and all."""
+    drawing = explorer.drawing
+    for artist in drawing.moving:
+        artist.set_animated(False)
+    try:
+        drawing.canvas.draw()
+        return np.asarray(drawing.canvas.buffer_rgba())[..., :3].astype(int)
+    finally:
+        for artist in drawing.moving:
+            artist.set_animated(True)
+
+
+MOVES = {  # explorer: slider positions a student reaches, the extremes included
+    widgets.FloorExplorer: [("share", v) for v in (1, 15, 22, 23, 50, 74, 76, 98, 100)],
+    widgets.CeilingExplorer: [("longest", 128_000), ("share", 40), ("share", 1), ("share", 100),
+                              ("longest", 2_000), ("share", 44)],
+    widgets.SweepExplorer: [("share", 20), ("cap", 1), ("share", 35), ("cap", 512), ("share", 100)],
+    widgets.PauseExplorer: [("step", v) for v in (3, 11, 18, 1)],
+}
+
+
+@pytest.mark.parametrize("make", list(MOVES), ids=lambda make: make.__name__)
+def test_every_text_stays_inside_the_image_and_the_image_is_the_whole_figure(make):
+    explorer = make()
+    for name, value in MOVES[make]:
+        getattr(explorer, name).value = value
+        assert text_outside_the_image(explorer.chart.figure) == [], f"after {name} = {value}"
+        # what is blitted (background once, moving artists over it) is what a full draw shows
+        blitted, whole = pixels(explorer.image.value), full_draw(explorer)
+        assert blitted.shape == whole.shape
+        # (a moving artist is drawn over the static ones, so a few edge pixels may differ)
+        differ = (np.abs(blitted - whole).max(axis=2) > 40).mean()
+        assert differ < 0.001, f"after {name} = {value}: {differ:.2%} of the pixels differ"
+
+
+def test_the_floor_plan_legend_names_all_four_parts_inside_the_image():
+    explorer = widgets.FloorExplorer()
+    (legend,) = explorer.chart.figure.legends
+    assert [t.get_text() for t in legend.get_texts()] == ["weights", "reserve", "cache pool",
+                                                          "unused"]
+    box = legend.get_window_extent(explorer.chart.figure.canvas.get_renderer())
+    assert explorer.chart.figure.bbox.contains(box.x0, box.y0)
+    assert explorer.chart.figure.bbox.contains(box.x1, box.y1)
+    assert Image.open(io.BytesIO(explorer.image.value)).size == (800, 240)
+
+
+def test_the_floor_explorer_shows_and_says_the_server_cannot_start_below_the_first_block():
+    explorer = widgets.FloorExplorer()
+    explorer.share.value = 20
+    parts = kv.memory_parts(20)
+    needed = (parts.weights_bytes + parts.reserve_bytes) / 1e9
+    assert "cannot start" in caption(explorer) and "2.06 GB more than that" in caption(explorer)
+    assert "cannot start" in explorer.chart.ax.get_title()
+    weights, reserve, pool, unused = explorer.chart.bars
+    # the part of the weights and the reserve past the share line is crossed out ...
+    assert explorer.chart.over.get_x() == pytest.approx(16.0)
+    assert explorer.chart.over.get_x() + explorer.chart.over.get_width() == pytest.approx(needed)
+    # ... and no part of the bar lies on top of another
+    assert unused.get_x() == pytest.approx(needed) and pool.get_width() == 0
+    explorer.share.value = 90
+    assert explorer.chart.over.get_width() == 0
+    assert "cannot start" not in explorer.chart.ax.get_title()
+    assert unused.get_x() == pytest.approx(72.0)
+
+
+def test_a_memory_bar_keeps_its_card():
+    bar = figures.MemoryBar(kv.memory_parts(90))
+    with pytest.raises(ValueError, match="the 80.0 GB card this bar was drawn for, got 40.0 GB"):
+        bar.update(kv.memory_parts(90, gpu=kv.A100_40GB))
+
+
+def test_the_ceiling_explorer_draws_no_chats_when_the_server_will_not_start():
+    explorer = widgets.CeilingExplorer()
+    top = explorer.chart.ax.get_ylim()
+    explorer.longest.value = 128_000
+    explorer.share.value = 40
+    assert "serves no chats at all" in caption(explorer)
+    assert "A ceiling of 106,336 tokens or less would start" in caption(explorer)
+    assert [bar.get_height() for bar in explorer.chart.bars] == [0, 0]
+    assert [t.get_text() for t in explorer.chart.values] == ["will not\nstart"] * 2
+    assert explorer.chart.stopped.get_visible()
+    assert "will not start" in explorer.chart.stopped.get_text()
+    assert "No chats" in explorer.chart.stopped.get_text()
+    explorer.share.value = 44
+    assert not explorer.chart.stopped.get_visible()
+    assert explorer.chart.bars[0].get_height() == kv.room(44, 128_000).typical
+    # the axis never moved, and it holds the most chats the sliders can reach
+    assert explorer.chart.ax.get_ylim() == top
+    assert top[1] >= kv.room(100, min(widgets.CEILING_CHOICES)).typical
+
+
+def test_a_figure_of_several_ceilings_marks_each_one_that_will_not_start():
+    chart = figures.ChatsThatFit(kv.room(40, 8_000), [kv.room(40, 8_000, True),
+                                                       kv.room(40, 128_000, True)])
+    assert [t.get_text() for t in chart.values] == [
+        f"{kv.room(40, 8_000).typical:,}", f"{kv.room(40, 8_000, True).typical:,}",
+        "will not\nstart"]
+    assert chart.bars[2].get_height() == 0 and not chart.stopped.get_visible()
+
+
+def test_the_sweep_explorer_keeps_its_axes_over_the_whole_share_range():
+    explorer = widgets.SweepExplorer()
+    limits = (explorer.chart.rate_ax.get_ylim(), explorer.chart.wait_ax.get_ylim(),
+              explorer.chart.rate_ax.get_xlim())
+    # computed once, from the sweep at the slider's largest share
+    top = story.sweep_view(explorer.chats, explorer.share.max)
+    assert limits[0][1] == pytest.approx(1.1 * top.sweep["tokens_per_s"].max())
+    assert limits[1][1] == pytest.approx(1.1 * max(top.sweep["wait_ms"].max(),
+                                                   explorer.view.sweep["wait_ms"].max()))
+    for share in range(explorer.share.min, explorer.share.max + 1):
+        explorer.share.value = share
+        assert (explorer.chart.rate_ax.get_ylim(), explorer.chart.wait_ax.get_ylim(),
+                explorer.chart.rate_ax.get_xlim()) == limits
+        if explorer.view.sweep is not None:  # every point of every share's sweep is on the chart
+            assert explorer.view.sweep["tokens_per_s"].max() < limits[0][1]
+            assert explorer.view.sweep["wait_ms"].max() < limits[1][1]
+
+
+def test_sliders_are_as_wide_as_the_charts_with_their_names_in_full():
+    descriptions = {}
+    for make in MOVES:
+        explorer = make()
+        for slider in explorer.box.children[:-2]:
+            assert slider.layout.width == widgets.SLIDER_WIDTH == "800px"
+            assert slider.style.description_width == widgets.LABEL_WIDTH
+            descriptions[slider.description] = slider
+    assert set(descriptions) == {"memory share (%)", "longest chat (tokens)",
+                                 "cap (most chats at once)", "step"}
+    assert descriptions["longest chat (tokens)"].options[-1] == ("128,000", 128_000)
+
+
+def test_the_trace_table_counts_steps_from_1_with_no_other_row_number():
+    table = tables.trace_table(kv.trace([(30, 10), (30, 10)], 10, blocks=4))
+    assert table.index.name == "step" and list(table.index) == list(range(1, 19))
+    assert list(table.columns) == ["A blocks", "B blocks", "free", "joined", "paused",
+                                   "finished", "clock (ms)"]
+    assert table.loc[3, "paused"] == "B"
+    first_column = [line.split()[0] for line in repr(table).splitlines()[2:]]
+    assert first_column == [str(step) for step in range(1, 19)]
+
+
+def test_the_sweep_table_names_its_comparisons_and_shows_no_nan():
+    table = tables.sweep_table(kv.cap_sweep(kv.lesson_chats()))
+    assert table.index.name == "cap" and list(table.index) == list(kv.CAPS)
+    assert list(table.columns) == ["tokens/s", "wait (ms)", "tokens/s gain vs cap before (%)",
+                                   "wait vs cap before (times)", "pauses", "rebuilt tokens",
+                                   "running on average"]
+    assert table.loc[128, "tokens/s gain vs cap before (%)"] == "8.2"
+    assert table.loc[128, "wait vs cap before (times)"] == "1.68"
+    assert table.loc[1, "tokens/s gain vs cap before (%)"] == ""
+    assert "NaN" not in repr(table) and "nan" not in table.to_html()
