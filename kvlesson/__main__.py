@@ -18,7 +18,8 @@ from kvlesson.specs import GPUS, MODELS, gpu, model
 from kvlesson.valid import positive
 
 TITLES = {"floor": "The floor plan", "ceiling": "The ceiling is not a slice",
-          "sweep": "The cap sweep", "preemption": "Preemption: the hand case"}
+          "sweep": "The cap sweep", "preemption": "Preemption: the hand case",
+          "real_server": "A real server's start-up (notebook 5; the seeds' settings)"}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,12 +6,17 @@
     unused  = GPU memory - allowed          (left for other programs)
 
 A share moves room between the pool and the unused part; nothing adds memory.
+
+With tensor parallel (`tp` GPUs), every figure is per GPU, as vLLM counts
+it: each GPU holds weights / tp, its own reserve, and the cache of its share
+of the KV heads, and the pool's tokens are what one GPU's blocks hold.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from numbers import Real
 
 from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model, as_gib
 from kvlesson.valid import flag, of_type, positive, whole
@@ -41,6 +46,7 @@ class MemoryParts:
     blocks: int
     block_bytes: int
     unused_bytes: float
+    tp: int = 1
 
     @property
     def gpu_bytes(self) -> int:
@@ -52,10 +58,19 @@ class MemoryParts:
         """Tokens of cache the pool holds: 16 per block."""
         return BLOCK_TOKENS * self.blocks
 
+    def segments(self) -> list[tuple[float, float]]:
+        """(start, width) in bytes of weights, reserve, pool and unused along the card. When
+        weights and reserve pass the share, they keep their size, the pool is empty and the
+        unused part starts after them."""
+        needed = self.weights_bytes + self.reserve_bytes
+        end = max(self.allowed_bytes, needed)
+        return [(0, self.weights_bytes), (self.weights_bytes, self.reserve_bytes),
+                (needed, max(self.pool_bytes, 0)), (end, max(self.gpu_bytes - end, 0))]
+
 
 def memory_parts(share: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-                 reserve_bytes: float = RESERVE_BYTES) -> MemoryParts:
-    """Split the GPU's memory at a whole-percent `share` (1..100).
+                 reserve_bytes: float = RESERVE_BYTES, tp: int = 1) -> MemoryParts:
+    """Split each GPU's memory at a whole-percent `share` (1..100), the model split over `tp` GPUs.
 
     >>> memory_parts(90).blocks
     25720
@@ -64,14 +79,47 @@ def memory_parts(share: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
     of_type("gpu", gpu, GPU)
     of_type("model", model, Model)
     reserve = positive("reserve_bytes", reserve_bytes, zero_ok=True)
-    block_bytes = BLOCK_TOKENS * model.bytes_per_token
+    block_bytes = BLOCK_TOKENS * model.cache_bytes_per_token(tp)
+    weights = -(-model.weights_bytes // tp)  # each GPU's part, rounded up to a whole byte
     # Exact arithmetic, so a pool that is a whole number of blocks is never
     # rounded down one block by a float.
     allowed = Fraction(share * gpu.memory_bytes, 100)
-    pool = allowed - model.weights_bytes - Fraction(reserve)
+    pool = allowed - weights - Fraction(reserve)
     blocks = max(0, int(pool // block_bytes))
-    return MemoryParts(share, gpu, model, float(allowed), model.weights_bytes, reserve,
-                       float(pool), blocks, block_bytes, float(gpu.memory_bytes - allowed))
+    return MemoryParts(share, gpu, model, float(allowed), weights, reserve, float(pool), blocks,
+                       block_bytes, float(gpu.memory_bytes - allowed), tp)
+
+
+def pool_tokens(pool_bytes: float, model: Model = LLAMA_31_8B, tp: int = 1,
+                block_tokens: int = BLOCK_TOKENS) -> int:
+    """Tokens a pool of `pool_bytes` per GPU holds, in whole blocks, as vLLM counts them:
+    blocks = bytes // (per-token bytes x block size), tokens = blocks x block size.
+    `block_tokens=1` gives the count before rounding to blocks.
+
+    A pool below zero (a server that will not start) holds no token.
+
+    >>> pool_tokens(54.5e9), pool_tokens(54.5e9, block_tokens=1)
+    (415792, 415802)
+    """
+    if isinstance(pool_bytes, Real) and not isinstance(pool_bytes, bool) and pool_bytes < 0:
+        pool_bytes = 0
+    pool = positive("pool_bytes", pool_bytes, zero_ok=True)
+    of_type("model", model, Model)
+    block_tokens = whole("block_tokens", block_tokens, 1)
+    block_bytes = block_tokens * model.cache_bytes_per_token(tp)
+    return int(Fraction(pool) // block_bytes) * block_tokens
+
+
+def max_concurrency(tokens: int, longest: int) -> float:
+    """Chats of the full `longest` length the pool holds at once: tokens / longest, the
+    figure vLLM logs as "Maximum concurrency for L tokens per request: C x".
+
+    >>> round(max_concurrency(416_103, 131_072), 2)
+    3.17
+    """
+    tokens = whole("tokens", tokens, 0)
+    longest = whole("longest", longest, 1)
+    return tokens / longest
 
 
 class ServerWontStart(ValueError):
@@ -102,7 +150,7 @@ class Room:
 
 
 def room(share: int, longest: int, reserved: bool = False, gpu: GPU = A100_80GB,
-         model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES) -> Room:
+         model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES, tp: int = 1) -> Room:
     """Chats that fit at once at `share` with a ceiling of `longest` tokens.
 
     >>> room(90, 8000).typical, room(90, 8000, reserved=True).typical
@@ -110,7 +158,7 @@ def room(share: int, longest: int, reserved: bool = False, gpu: GPU = A100_80GB,
     """
     longest = whole("longest", longest, 1)
     reserved = flag("reserved", reserved)
-    parts = memory_parts(share, gpu, model, reserve_bytes)
+    parts = memory_parts(share, gpu, model, reserve_bytes, tp)
     per_longest = blocks_for(longest)
     per_typical = blocks_for(min(TYPICAL_CHAT, longest))
     at_longest = parts.blocks // per_longest
@@ -139,10 +187,11 @@ def first_share_with_blocks(gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
     return _first_share_with(1, gpu, model, reserve_bytes)
 
 
-def _first_share_with(blocks: int, gpu: GPU, model: Model, reserve_bytes: float) -> int | None:
+def _first_share_with(blocks: int, gpu: GPU, model: Model, reserve_bytes: float,
+                      tp: int = 1) -> int | None:
     """The lowest whole-percent share whose pool has `blocks` blocks or more (None: none has)."""
     for share in range(1, 101):
-        if memory_parts(share, gpu, model, reserve_bytes).blocks >= blocks:
+        if memory_parts(share, gpu, model, reserve_bytes, tp).blocks >= blocks:
             return share
     return None
 
@@ -182,7 +231,7 @@ def check_starts(parts: MemoryParts, longest: int) -> None:
 def _wont_start_message(parts: MemoryParts, longest: int) -> str:
     need = blocks_for(longest)
     fits = f"at most {parts.tokens:,} tokens" if parts.blocks else "no block is left at this share"
-    lowest = _first_share_with(need, parts.gpu, parts.model, parts.reserve_bytes)
+    lowest = _first_share_with(need, parts.gpu, parts.model, parts.reserve_bytes, parts.tp)
     raise_to = (f"to at least {lowest}%" if lowest
                 else f"no share of this GPU is enough for {parts.model.name}")
     return (

@@ -7,13 +7,13 @@ specs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from kvlesson import quote
 from kvlesson.chats import Chat, as_chats, lesson_chats
+from kvlesson.figure import Figure
 from kvlesson.floor import (RESERVE_BYTES, TYPICAL_CHAT, ServerWontStart, blocks_for,
                             first_share_with_blocks, lowest_share, memory_parts, readings,
                             room)
+from kvlesson.real_numbers import real_server_numbers
 from kvlesson.server import LESSON_LONGEST, LESSON_SHARE, trace
 from kvlesson.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.sweep import CAPS, cap_for_wait, cap_sweep, knee, prefill_floor, prefill_seconds
@@ -28,15 +28,6 @@ SMALL_SHARES = (50, 35)  # smaller pools that move the knee
 WAIT_TARGETS_MS = (30, 50)  # wait targets that pick a cap
 HAND_CASE = [Chat(30, 10), Chat(30, 10)]  # two chats of 30 prompt tokens and 10 reply tokens
 HAND_BLOCKS, HAND_ROOM, HAND_CAP = 4, 100, 10  # a pool of 4 blocks, and one with room for both
-
-
-@dataclass(frozen=True)
-class Figure:
-    """One quoted number: its value, the lesson's way of writing it, what it is."""
-
-    value: float | int | bool | None
-    text: str
-    about: str
 
 
 def floor_numbers(share: int, gpu: GPU, model: Model, reserve_bytes: float) -> dict[str, Figure]:
@@ -203,7 +194,8 @@ def preemption_numbers(gpu: GPU, model: Model) -> dict[str, Figure]:
 def lesson_numbers(gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B, share: int = LESSON_SHARE,
                    longest: int = LESSON_LONGEST, reserve_bytes: float = RESERVE_BYTES,
                    chats: list[Chat] | None = None) -> dict[str, dict[str, Figure]]:
-    """Every quoted number, by section: floor, ceiling, sweep, preemption."""
+    """Every quoted number, by section: floor, ceiling, sweep, preemption, and the real
+    server of notebook 5 (its settings are the seeds' own, whatever `gpu` and `model` are)."""
     share = whole("share", share, 1, 100)
     longest = whole("longest", longest, 1)
     chats = lesson_chats() if chats is None else as_chats(chats)
@@ -216,4 +208,5 @@ def lesson_numbers(gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B, share: int 
         "ceiling": ceiling_numbers(share, gpu, model, reserve_bytes),
         "sweep": sweep,
         "preemption": preemption_numbers(gpu, model),
+        "real_server": real_server_numbers(),
     }

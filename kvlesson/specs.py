@@ -9,14 +9,16 @@ typed in, and a model can be built from a Hugging Face `config.json`.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from kvlesson import hf_config
+from kvlesson.precision import precisions
 from kvlesson.valid import of_type, positive, whole
 
 GIB = 2**30  # one gibibyte, the "GiB" reading of a card's memory
+MAX_TP = 64  # the most GPUs one model is split over here (an 8-node HGX H100 cluster)
 
 
 @dataclass(frozen=True)
@@ -41,7 +43,9 @@ class Model:
 
     `params` is the count of weights; `bytes_per_number` is 2 for BF16. The
     cache keeps a key and a value (2) per layer, per KV head, `head_size`
-    numbers each, for every token.
+    numbers each, for every token. `layers` counts the layers that keep a
+    cache (all of them in a plain decoder). `cache_bits` is the cache's
+    precision when it differs from the weights' (None: the same).
     """
 
     name: str
@@ -50,11 +54,14 @@ class Model:
     kv_heads: int
     head_size: int
     bytes_per_number: int = 2
+    cache_bits: int | None = None
 
     def __post_init__(self) -> None:
         of_type("name", self.name, str)
         for field in ("params", "layers", "kv_heads", "head_size", "bytes_per_number"):
             whole(field, getattr(self, field), 1)
+        if self.cache_bits is not None:
+            whole("cache_bits", self.cache_bits, 1, 32)
 
     @property
     def weights_bytes(self) -> int:
@@ -62,46 +69,59 @@ class Model:
         return self.params * self.bytes_per_number
 
     @property
+    def bits_per_cached_number(self) -> int:
+        """Bits each cached key or value number takes: 16 for BF16, 8 for an fp8 cache."""
+        return self.cache_bits or 8 * self.bytes_per_number
+
+    @property
     def bytes_per_token(self) -> int:
         """Cache for one token: K and V, for every layer and KV head."""
-        return 2 * self.layers * self.kv_heads * self.head_size * self.bytes_per_number
+        return self.cache_bytes_per_token()
+
+    def kv_heads_per_gpu(self, tp: int = 1) -> int:
+        """KV heads each of `tp` GPUs keeps: kv_heads // tp, and at least 1 (a head
+        is copied, not split, when there are more GPUs than KV heads)."""
+        tp = whole("tp", tp, 1, MAX_TP)
+        if self.kv_heads % tp and tp % self.kv_heads:
+            raise ValueError(f"tp must divide the {self.kv_heads} KV heads of {self.name} or be a "
+                             f"multiple of them, as vLLM requires; got tp={tp}")
+        return max(1, self.kv_heads // tp)
+
+    def cache_bytes_per_token(self, tp: int = 1) -> int:
+        """Cache for one token on each GPU when `tp` GPUs share the model (tensor parallel)."""
+        per_gpu = 2 * self.layers * self.kv_heads_per_gpu(tp) * self.head_size
+        return per_gpu * self.bits_per_cached_number // 8
+
+    def with_dtypes(self, weights: str = "bf16", cache: str = "auto") -> "Model":
+        """The same model with weights and cache in the precisions vLLM users name.
+
+        `weights`: "bf16", "fp16" or "fp8" (also vLLM's long names); `cache`: "auto"
+        (the precision the model computes in: 16 bits, even beside FP8 weights),
+        "fp8", "fp8_e4m3" or "fp8_e5m2".
+
+        >>> LLAMA_31_8B.with_dtypes(cache="fp8").bytes_per_token
+        65536
+        """
+        chosen = precisions(weights, cache)
+        bits = None if chosen.cache_bits == 8 * chosen.weight_bytes else chosen.cache_bits
+        return replace(self, bytes_per_number=chosen.weight_bytes, cache_bits=bits)
 
     @classmethod
-    def from_hf_config(cls, config: Mapping[str, Any] | str | Path, name: str | None = None) -> "Model":
+    def from_hf_config(cls, config: Mapping[str, Any] | str | Path, name: str | None = None, *,
+                       cache_layers: int | None = None, params: int | None = None) -> "Model":
         """A model from a Hugging Face `config.json` (a dict, or a path to the file).
 
-        The parameter count is worked out for a Llama-style decoder (embeddings,
-        attention with grouped KV heads, a gated MLP, RMS norms and an LM head
-        that is tied or not), which covers Llama, Mistral and Qwen2 configs
-        without biases. For Llama 3.1 8B it gives 8,030,261,248.
+        The parameter count is worked out for a Llama-style decoder (see
+        `kvlesson.hf_config`): Llama, Mistral, Qwen2 and Qwen3, with `head_dim`
+        taken from the config when it gives one. For Llama 3.1 8B it gives
+        8,030,261,248. Hybrid, sliding-window, MLA and mixture-of-experts configs
+        are refused with a message that says what to give (`cache_layers=`,
+        `params=`) rather than sized wrongly.
         """
-        if isinstance(config, (str, Path)):
-            config = json.loads(Path(config).read_text())
-        if not isinstance(config, Mapping):
-            raise TypeError(f"config must be a dict or the path of a config.json, "
-                            f"not {type(config).__name__} {config!r}")
-        needed = ("hidden_size", "intermediate_size", "num_hidden_layers",
-                  "num_attention_heads", "vocab_size")
-        missing = [key for key in needed if key not in config]
-        if missing:
-            raise ValueError(f"config is missing {', '.join(missing)}; a Llama-style config.json has them")
-        hidden = whole("hidden_size", config["hidden_size"], 1)
-        layers = whole("num_hidden_layers", config["num_hidden_layers"], 1)
-        heads = whole("num_attention_heads", config["num_attention_heads"], 1)
-        kv_heads = whole("num_key_value_heads", config.get("num_key_value_heads", heads), 1)
-        head_size = whole("head_dim", config.get("head_dim") or hidden // heads, 1)
-        vocab = whole("vocab_size", config["vocab_size"], 1)
-        inner = whole("intermediate_size", config["intermediate_size"], 1)
-        dtype = config.get("torch_dtype", "bfloat16")
-        sizes = {"bfloat16": 2, "float16": 2, "float32": 4, "float8_e4m3fn": 1}
-        if dtype not in sizes:
-            raise ValueError(f"torch_dtype must be one of {', '.join(sizes)}, got {dtype!r}")
-        attention = hidden * heads * head_size * 2 + hidden * kv_heads * head_size * 2
-        per_layer = attention + 3 * hidden * inner + 2 * hidden
-        head = 0 if config.get("tie_word_embeddings", False) else vocab * hidden
-        params = vocab * hidden + layers * per_layer + hidden + head
-        return cls(name or config.get("_name_or_path", "model"), params, layers, kv_heads,
-                   head_size, sizes[dtype])
+        fields = hf_config.model_fields(hf_config.load(config), cache_layers, params)
+        if name is not None:
+            fields["name"] = name
+        return cls(**fields)
 
 
 # NVIDIA A100 Tensor Core GPU data sheet, 80GB SXM column: "80GB" read as 80e9
@@ -114,6 +134,10 @@ A100_40GB = GPU("A100 40GB", 40 * 10**9, 312e12, 1.555e12)
 # NVIDIA H100 data sheet, SXM column: 80GB, 989 TFLOPS dense BF16 (1,979 is
 # with sparsity), 3.35 TB/s.
 H100_80GB = GPU("H100 80GB", 80 * 10**9, 989e12, 3.35e12)
+# NVIDIA Ampere GA102 architecture whitepaper, GeForce RTX 3090 column: 24 GB
+# GDDR6X (nvidia-smi shows 24,576 MiB, so 24 GiB), 71 TFLOPS dense BF16 tensor
+# with FP32 accumulate, 936 GB/s.
+RTX_3090 = GPU("RTX 3090 24GB", 24 * GIB, 71e12, 936e9)
 
 # Llama 3.1 8B config.json: hidden 4096, 32 layers, 32 heads, 8 KV heads,
 # MLP 14336, vocabulary 128256, untied LM head, BF16.
@@ -139,7 +163,7 @@ QWEN25_7B = Model.from_hf_config({
 })
 
 GPUS = {"A100_80GB": A100_80GB, "A100_80GIB": A100_80GIB, "A100_40GB": A100_40GB,
-        "H100_80GB": H100_80GB}
+        "H100_80GB": H100_80GB, "RTX_3090": RTX_3090}
 MODELS = {"LLAMA_31_8B": LLAMA_31_8B, "LLAMA_33_70B": LLAMA_33_70B, "QWEN25_7B": QWEN25_7B}
 
 

@@ -1,0 +1,133 @@
+"""Measured figures from one engineer's rig (seed 001), kept as data.
+
+The rig serves a hybrid model on two RTX 3090s (24 GiB each) with tensor
+parallel 2 at gpu_memory_utilization 0.90. Its pool sizes are measured in
+vLLM's logs, not computed from a config: the model's config is not public,
+and a hybrid model's pool also holds the state of its linear-attention layers,
+which the per-token formula leaves out. So this module holds the logged
+figures, and the functions derive only what follows from them by arithmetic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kvlesson.specs import RTX_3090
+from kvlesson.vllm_log import LogCheck, VllmLog, check_log, read_vllm_log
+
+RIG_GPU, RIG_SHARE, RIG_TP = RTX_3090, 90, 2  # two 3090s, --gpu-memory-utilization 0.90
+# The start-up log of the rig's model at a 262,144-token limit, as the post quotes it.
+RIG_LOG = """\
+Model loading took 8.98 GiB memory and 146.2 s
+Available KV cache memory: 10.37 GiB
+GPU KV cache size: 652,346 tokens
+Maximum concurrency for 262,144 tokens per request: 2.49x
+"""
+RIG_LAYERS, RIG_CACHE_LAYERS = 64, 16  # only 16 of the model's 64 layers keep a KV cache
+IDLE_USED_MIB, CARD_MIB = 22_112, 24_576  # nvidia-smi on GPU 0 with nobody connected
+# August: the same rig, an earlier checkpoint, only the context limit (and the
+# scheduler's cap) changed between restarts. At 131,072 the log gave the
+# concurrency; at 262,144 the pool and the concurrency.
+AUGUST_SHORT = (131_072, 4.48)  # (max_model_len, logged "Maximum concurrency")
+AUGUST_LONG = (262_144, 623_721)  # (max_model_len, logged "GPU KV cache size" in tokens)
+K8V4_TOKENS = 817_968  # the 262,144 step again with --kv-cache-dtype turboquant_k8v4
+FP8_BITS, K8V4_BITS = 8 + 8, 8 + 4  # bits per key + value number: fp8_e4m3, then k8v4
+# LoRA on a dense model on the same two 3090s: per-GPU figures from the logs.
+LORA_NONE = {"weights_gib": 10.67, "tokens": 91_387}  # no LoRA
+LORA_EIGHT_SLOTS = {"max_loras": 8, "max_lora_rank": 128, "model_gib": 20.39, "kv_cache_gib": -0.48}
+LORA_ONE_SLOT = {"max_loras": 1, "max_lora_rank": 8, "tokens": 89_979}
+
+
+def rig_log() -> VllmLog:
+    """The rig's start-up log, read by `read_vllm_log`."""
+    return read_vllm_log(RIG_LOG)
+
+
+def rig_check() -> LogCheck:
+    """The rig's log held against its card and share (the model is not known: no prediction)."""
+    return check_log(rig_log(), RIG_GPU, RIG_SHARE, tp=RIG_TP)
+
+
+def idle_share() -> float:
+    """What nvidia-smi's "memory used" at idle is, as a fraction of the card: the share claimed."""
+    return IDLE_USED_MIB / CARD_MIB
+
+
+@dataclass(frozen=True)
+class LimitStep:
+    """Doubling the context limit: full-length requests the pool holds before and after."""
+
+    short_len: int
+    short_concurrency: float
+    long_len: int
+    long_tokens: int
+
+    @property
+    def long_concurrency(self) -> float:
+        return self.long_tokens / self.long_len
+
+    @property
+    def ratio(self) -> float:
+        """After over before: 0.5 if the pool had stayed put."""
+        return self.long_concurrency / self.short_concurrency
+
+
+def august_step() -> LimitStep:
+    """131,072 to 262,144: 4.48 to 2.38 requests at full length."""
+    return LimitStep(*AUGUST_SHORT, *AUGUST_LONG)
+
+
+@dataclass(frozen=True)
+class FormatStep:
+    """A smaller cache format: the pool in tokens before and after, measured and by bit count."""
+
+    before: int
+    after: int
+    bits_before: int
+    bits_after: int
+
+    @property
+    def gain(self) -> float:
+        """Measured: 0.311 is 31.1% more tokens."""
+        return self.after / self.before - 1
+
+    @property
+    def bits_gain(self) -> float:
+        """What the bits alone predict (the pool staying put): fp8 to k8v4 is 33.3%."""
+        return self.bits_before / self.bits_after - 1
+
+
+def k8v4_step() -> FormatStep:
+    """fp8_e4m3 to turboquant_k8v4 at the 262,144 step: 623,721 to 817,968 tokens."""
+    return FormatStep(AUGUST_LONG[1], K8V4_TOKENS, FP8_BITS, K8V4_BITS)
+
+
+@dataclass(frozen=True)
+class LoraCost:
+    """What LoRA slots reserved at start-up took from the pool, per GPU."""
+
+    buffers_gib: float  # eight rank-128 slots: model memory with LoRA minus without
+    eight_slots_cache_gib: float  # the cache left: below zero, so vLLM refused to start
+    one_slot_tokens: int
+    no_lora_tokens: int
+
+    @property
+    def starts_with_eight(self) -> bool:
+        return self.eight_slots_cache_gib > 0
+
+    @property
+    def tokens_lost(self) -> int:
+        return self.no_lora_tokens - self.one_slot_tokens
+
+
+def lora_cost() -> LoraCost:
+    """8 slots of rank 128 left -0.48 GiB (refused); 1 slot of rank 8 cost 1,408 tokens."""
+    return LoraCost(LORA_EIGHT_SLOTS["model_gib"] - LORA_NONE["weights_gib"],
+                    LORA_EIGHT_SLOTS["kv_cache_gib"], LORA_ONE_SLOT["tokens"],
+                    LORA_NONE["tokens"])
+
+
+def dense_bytes_per_token(check: LogCheck) -> float:
+    """Bytes a token would take if every layer kept a cache, from the logged per-token bytes."""
+    return check.bytes_per_token * RIG_LAYERS / RIG_CACHE_LAYERS
+

@@ -1,0 +1,213 @@
+"""Every number notebook 5 quotes: from the toy to a real server's start-up log.
+
+The settings are the seeds' own and do not follow `python -m kvlesson --gpu`:
+an H100 serving Llama 3.1 8B at vLLM's default share (seed 003), Qwen2.5 7B's
+config (seed 002), one engineer's logs on two RTX 3090s (seed 001, measured
+figures kept as data in `field_notes`), and Llama 3.3 70B on two H100s.
+"""
+
+from __future__ import annotations
+
+from kvlesson import field_notes, quote
+from kvlesson.figure import Figure
+from kvlesson.servers import cache_budgets, llama_cpp_slot_context, share_each
+from kvlesson.specs import GIB, H100_80GB, LLAMA_31_8B, LLAMA_33_70B, QWEN25_7B
+from kvlesson.startup import AUTO, PROFILED_BYTES, VLLM_SHARE, Startup, startup
+from kvlesson.units import gib, kib
+
+Say = quote.Say
+
+FULL_LENGTH = 131_072  # max_model_len's default for Llama 3.x: the config's context length
+SHORT_CHAT, BUSY = 4_096, 1_024  # a 4K chat, and max_num_seqs' default of 1,024 sequences
+QWEN_CHAT, QWEN_LIMIT = 4_096, 32_768  # a 4K chat and Qwen2.5's 32K context limit
+HIGHER_SHARE = 95  # raising gpu_memory_utilization to 0.95 for the 70B launch
+TRT_FRACTION = 0.9  # TensorRT-LLM's free_gpu_memory_fraction (and the same 0.9 in vLLM)
+LLAMA_CPP_CTX, LLAMA_CPP_SLOTS = 98_304, 3  # --ctx-size 98304 --parallel 3
+
+
+def _starts(starts: bool) -> str:
+    return "starts" if starts else "does not start"
+
+
+def h100_numbers() -> dict[str, Figure]:
+    """Seed 003's H100 example: Llama 3.1 8B in BF16 at 0.92 with 3 GB profiled."""
+    s = startup(H100_80GB, LLAMA_31_8B, VLLM_SHARE, FULL_LENGTH)
+    p = s.parts
+    busy = BUSY * SHORT_CHAT * LLAMA_31_8B.bytes_per_token
+    return {
+        "h100_budget": Figure(p.allowed_bytes, quote.gb(p.allowed_bytes), "budget, 0.92 of 80 GB"),
+        "h100_weights": Figure(p.weights_bytes, quote.gb(p.weights_bytes, 2), "weights, BF16"),
+        "h100_profiled": Figure(p.reserve_bytes, quote.gb(p.reserve_bytes), "profiled (assumed)"),
+        "h100_pool": Figure(p.pool_bytes, quote.gb(p.pool_bytes), "KV pool"),
+        "h100_pool_gib": Figure(p.pool_bytes / GIB, gib(p.pool_bytes, 1), "KV pool in GiB"),
+        "h100_per_token": Figure(LLAMA_31_8B.bytes_per_token, kib(LLAMA_31_8B.bytes_per_token),
+                                 "KV cache per token"),
+        "h100_tokens_exact": Figure(s.tokens_exact, quote.count(s.tokens_exact),
+                                    "pool in tokens, before blocks"),
+        "h100_tokens": Figure(s.tokens, quote.count(s.tokens), "pool in tokens, whole blocks"),
+        "h100_one_chat": Figure(s.needed_bytes, gib(s.needed_bytes, 0),
+                                f"one request of {FULL_LENGTH:,}"),
+        "h100_starts": Figure(s.starts, _starts(s.starts), "the start-up check"),
+        "h100_concurrency": Figure(s.concurrency, quote.one(s.concurrency),
+                                   f"requests of {FULL_LENGTH:,} at once"),
+        "h100_chats_4k": Figure(s.chats_at(SHORT_CHAT), quote.count(s.chats_at(SHORT_CHAT)),
+                                f"requests of {SHORT_CHAT:,} at once"),
+        "h100_busy_needs": Figure(busy, gib(busy, 0), f"{BUSY:,} requests of {SHORT_CHAT:,} need"),
+    }
+
+
+def qwen_numbers() -> dict[str, Figure]:
+    """Seed 002: Qwen2.5 7B Instruct from its config, 28 layers, 4 KV heads, head 128, BF16."""
+    per = QWEN25_7B.bytes_per_token
+    return {
+        "qwen_per_token": Figure(per, quote.count(per), "Qwen2.5 7B cache per token, bytes"),
+        "qwen_4k": Figure(QWEN_CHAT * per, f"{QWEN_CHAT * per / 1e6:,.0f} MB",
+                          f"Qwen2.5 7B, one chat of {QWEN_CHAT:,}"),
+        "qwen_32k": Figure(QWEN_LIMIT * per, quote.gb(QWEN_LIMIT * per),
+                           f"Qwen2.5 7B, one chat of {QWEN_LIMIT:,}"),
+    }
+
+
+def log_numbers() -> dict[str, Figure]:
+    """Seed 001's start-up log held against its two RTX 3090s at 0.90, and the August step."""
+    check = field_notes.rig_check()
+    log = check.log
+    dense = field_notes.dense_bytes_per_token(check)
+    step = field_notes.august_step()
+    return {
+        "idle_used": Figure(field_notes.IDLE_USED_MIB,
+                            f"{field_notes.IDLE_USED_MIB:,} MiB of {field_notes.CARD_MIB:,} MiB",
+                            "nvidia-smi at idle, memory used on GPU 0"),
+        "idle_share": Figure(field_notes.idle_share(), quote.pct(field_notes.idle_share()),
+                             "nvidia-smi at idle, of the card"),
+        "log_weights": Figure(log.weights_gib, f"{log.weights_gib:.2f} GiB", "log: weights per GPU"),
+        "log_cache": Figure(log.kv_cache_gib, f"{log.kv_cache_gib:.2f} GiB", "log: KV cache per GPU"),
+        "log_tokens": Figure(log.kv_tokens, quote.count(log.kv_tokens), "log: pool in tokens"),
+        "log_concurrency": Figure(log.max_concurrency, f"{log.max_concurrency:.2f}x",
+                                  f"log: concurrency at {log.concurrency_len:,}"),
+        "log_concurrency_agrees": Figure(check.concurrency_agree,
+                                         "agrees" if check.concurrency_agree else "disagrees",
+                                         "log: tokens / length against its concurrency"),
+        "log_budget": Figure(check.budget_gib, f"{check.budget_gib:.1f} GiB", "budget per 3090 at 0.90"),
+        "log_workspace": Figure(check.non_cache_gib, f"{check.non_cache_gib:.2f} GiB",
+                                "workspace: budget - weights - cache"),
+        "log_per_token": Figure(check.bytes_per_token, kib(check.bytes_per_token),
+                                "cache per token per GPU"),
+        "log_dense_per_token": Figure(dense, kib(dense),
+                                      f"per token if all {field_notes.RIG_LAYERS} layers kept a cache"),
+        "log_at_131k": Figure(log.concurrency_at(FULL_LENGTH), quote.one(log.concurrency_at(FULL_LENGTH), 2),
+                              f"the same pool at {FULL_LENGTH:,}"),
+        "august_short": Figure(step.short_concurrency, f"{step.short_concurrency:.2f}",
+                               f"August: concurrency at {step.short_len:,}"),
+        "august_long": Figure(step.long_concurrency, f"{step.long_concurrency:.2f}",
+                              f"August: concurrency at {step.long_len:,}"),
+        "august_ratio": Figure(step.ratio, f"{step.ratio:.2f}", "after over before (0.5: halved)"),
+    }
+
+
+def tp_numbers() -> dict[str, Figure]:
+    """Llama 3.3 70B on two H100s: BF16 fails the check; 0.95, FP8 weights or TP=4 instead."""
+    bf16 = startup(H100_80GB, LLAMA_33_70B, VLLM_SHARE, FULL_LENGTH, tp=2)
+    auto = startup(H100_80GB, LLAMA_33_70B, VLLM_SHARE, AUTO, tp=2)
+    higher = startup(H100_80GB, LLAMA_33_70B, HIGHER_SHARE, FULL_LENGTH, tp=2)
+    fp8 = startup(H100_80GB, LLAMA_33_70B.with_dtypes(weights="fp8"), VLLM_SHARE, FULL_LENGTH, tp=2)
+    four = startup(H100_80GB, LLAMA_33_70B, VLLM_SHARE, FULL_LENGTH, tp=4)
+    return {
+        "tp2_budget": Figure(bf16.all_budget_bytes, quote.gb(bf16.all_budget_bytes),
+                             "70B, TP=2: budget on both GPUs"),
+        "tp2_weights": Figure(LLAMA_33_70B.weights_bytes, quote.gb(LLAMA_33_70B.weights_bytes),
+                              "70B, TP=2: weights, BF16"),
+        "tp2_pool": Figure(bf16.all_pool_bytes, quote.gb(bf16.all_pool_bytes, 2), "70B, TP=2: KV pool"),
+        "tp2_needed": Figure(bf16.all_needed_bytes, gib(bf16.all_needed_bytes, 0),
+                             f"70B, TP=2: one request of {FULL_LENGTH:,} needs"),
+        "tp2_starts": Figure(bf16.starts, _starts(bf16.starts), "70B, TP=2: the start-up check"),
+        "tp2_auto_len": Figure(auto.longest, quote.count(auto.longest),
+                               "70B, TP=2: what max_model_len=-1 finds"),
+        "tp2_95_pool": Figure(higher.all_pool_bytes, quote.gb(higher.all_pool_bytes),
+                              "70B, TP=2 at 0.95: KV pool"),
+        "tp2_95_tokens": Figure(higher.tokens, quote.count(higher.tokens), "70B, TP=2 at 0.95: tokens"),
+        "tp2_95_starts": Figure(higher.starts, _starts(higher.starts), "70B, TP=2 at 0.95: the check"),
+        "tp2_fp8_pool": Figure(fp8.all_pool_bytes, quote.gb(fp8.all_pool_bytes),
+                               "70B FP8 weights, TP=2: KV pool"),
+        "tp2_fp8_tokens": Figure(fp8.tokens, quote.count(fp8.tokens), "70B FP8 weights, TP=2: tokens"),
+        "tp2_fp8_concurrency": Figure(fp8.concurrency, quote.one(fp8.concurrency),
+                                      f"70B FP8 weights, TP=2: requests of {FULL_LENGTH:,}"),
+        "tp4_tokens": Figure(four.tokens, quote.count(four.tokens), "70B, TP=4: tokens"),
+        "tp4_concurrency": Figure(four.concurrency, quote.one(four.concurrency),
+                                  f"70B, TP=4: requests of {FULL_LENGTH:,}"),
+    }
+
+
+def format_numbers() -> dict[str, Figure]:
+    """An fp8 cache, seed 001's k8v4 step, and its LoRA slots."""
+    fp8 = LLAMA_31_8B.with_dtypes(cache="fp8")
+    fp8_start = startup(H100_80GB, fp8, VLLM_SHARE, FULL_LENGTH)
+    k8v4 = field_notes.k8v4_step()
+    lora = field_notes.lora_cost()
+    return {
+        "fp8_per_token": Figure(fp8.bytes_per_token, kib(fp8.bytes_per_token), "fp8 cache per token"),
+        "fp8_tokens": Figure(fp8_start.tokens, quote.count(fp8_start.tokens), "H100 pool, fp8 cache"),
+        "k8v4_before": Figure(k8v4.before, quote.count(k8v4.before), "pool at 262,144, fp8_e4m3"),
+        "k8v4_after": Figure(k8v4.after, quote.count(k8v4.after), "pool at 262,144, k8v4"),
+        "k8v4_gain": Figure(k8v4.gain, quote.pct(k8v4.gain), "k8v4: more tokens, measured"),
+        "k8v4_bits_gain": Figure(k8v4.bits_gain, quote.pct(k8v4.bits_gain), "k8v4: more tokens, by bits"),
+        "lora_buffers": Figure(lora.buffers_gib, f"{lora.buffers_gib:.2f} GiB",
+                               "LoRA, 8 slots of rank 128: buffers per GPU"),
+        "lora_eight_cache": Figure(lora.eight_slots_cache_gib, f"{lora.eight_slots_cache_gib:.2f} GiB",
+                                   "LoRA, 8 slots: KV cache left"),
+        "lora_eight_starts": Figure(lora.starts_with_eight,
+                                    _starts(lora.starts_with_eight),
+                                    "LoRA, 8 slots: the server"),
+        "lora_one_tokens": Figure(lora.one_slot_tokens, quote.count(lora.one_slot_tokens),
+                                  "LoRA, 1 slot of rank 8: pool"),
+        "lora_none_tokens": Figure(lora.no_lora_tokens, quote.count(lora.no_lora_tokens),
+                                   "no LoRA: pool"),
+        "lora_lost": Figure(lora.tokens_lost, quote.count(lora.tokens_lost), "tokens one slot costs"),
+    }
+
+
+def server_numbers() -> dict[str, Figure]:
+    """llama.cpp's slots, TensorRT-LLM's fraction against vLLM's, two servers on one card."""
+    slot = llama_cpp_slot_context(LLAMA_CPP_CTX, LLAMA_CPP_SLOTS)
+    budgets = cache_budgets(TRT_FRACTION, H100_80GB, LLAMA_31_8B, PROFILED_BYTES)
+    each = share_each(2)
+    return {
+        "llama_cpp_slot": Figure(slot, quote.count(slot),
+                                 f"llama.cpp: tokens a slot, {LLAMA_CPP_CTX:,} over {LLAMA_CPP_SLOTS}"),
+        "vllm_cache_09": Figure(budgets.vllm_bytes, quote.gb(budgets.vllm_bytes),
+                                "H100, 8B: vLLM's cache at 0.9"),
+        "trt_cache_09": Figure(budgets.tensorrt_llm_bytes, quote.gb(budgets.tensorrt_llm_bytes),
+                               "H100, 8B: TensorRT-LLM's cache at 0.9"),
+        "two_servers_share": Figure(each, f"{each:g}", "share for each of two servers on one card"),
+    }
+
+
+def real_server_numbers() -> dict[str, Figure]:
+    """Every number notebook 5 quotes, in the notebook's order."""
+    return {**h100_numbers(), **qwen_numbers(), **log_numbers(), **tp_numbers(),
+            **format_numbers(), **server_numbers()}
+
+
+def listing(numbers: dict[str, Figure], keys: list[str]) -> Say:
+    """Some of the figures as a Markdown list, "what it is: how the lesson writes it"."""
+    return Say("\n".join(f"* {numbers[key].about}: **{numbers[key].text}**" for key in keys))
+
+
+def walk(launch: Startup) -> Say:
+    """A launch, step by step in the worker's order, per GPU, with its numbers."""
+    p, tp = launch.parts, launch.tp
+    split = f" (1/{tp} of {quote.gb(p.model.weights_bytes, 2)})" if tp > 1 else ""
+    check = (f"passes: the pool holds {launch.concurrency:.2f} of them." if launch.starts
+             else f"fails: {launch.error()}")
+    return Say("\n".join([
+        f"1. **Snapshot.** {p.gpu.name}: {quote.gb(p.gpu_bytes)} in all; the budget is "
+        f"{p.share}% of that, {quote.gb(p.allowed_bytes)}, whatever is free.",
+        f"2. **Load the weights.** {p.model.name}: {quote.gb(p.weights_bytes, 2)} on each GPU{split}.",
+        f"3. **Profile.** Activations, CUDA graphs and workspace: {quote.gb(p.reserve_bytes)} "
+        f"(assumed here; vLLM measures it).",
+        f"4. **Subtract.** KV pool = {quote.gb(p.allowed_bytes)} - {quote.gb(p.weights_bytes, 2)} - "
+        f"{quote.gb(p.reserve_bytes)} = {quote.gb(p.pool_bytes, 2)} ({gib(max(p.pool_bytes, 0))}), "
+        f"{quote.count(p.blocks)} blocks of 16 tokens = {quote.count(launch.tokens)} tokens.",
+        f"5. **Check.** One request of max_model_len = {launch.longest:,} tokens needs "
+        f"{gib(launch.needed_bytes)}; the check {check}",
+    ]))

@@ -1,0 +1,146 @@
+"""Notebook 5's explorer: a real launch, per GPU, from a card, a model and vLLM's flags.
+
+Pick a card, a model (or paste a `config.json`), the tensor-parallel size,
+the weights' and the cache's precision, the share and the longest request;
+see one GPU's floor plan, the tokens of its pool and the requests of full
+length that fit at once, or the start-up error worded as vLLM words it.
+`real_view` computes what to show (a test calls it without a browser);
+`RealServerExplorer` wires the controls to it. Needs the course extra.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import ipywidgets as w
+from matplotlib.figure import Figure
+
+from kvlesson import quote
+from kvlesson.figures import BLUE, GREEN, GREY, ORANGE, VERMILION
+from kvlesson.specs import GPUS, MODELS, GPU, Model
+from kvlesson.startup import PROFILED_BYTES, Startup, startup
+from kvlesson.units import gib
+from kvlesson.widgets import Explorer, share_slider, slider
+
+PASTED = "pasted config.json"  # the model choice that reads the text box
+TP_CHOICES = (1, 2, 4, 8)  # GPUs one model is split over: the sizes of one server's NVLink group
+LONGEST_CHOICES = (4_096, 8_192, 32_768, 131_072, 262_144)  # common max_model_len values
+PLAN = (("weights / tp", BLUE, ""), ("profiled", ORANGE, "//"), ("KV pool", GREEN, ""),
+        ("unused", GREY, ".."))
+
+
+@dataclass(frozen=True)
+class RealView:
+    """What the explorer shows: the launch (None if the model could not be built) and a caption."""
+
+    launch: Startup | None
+    caption: str
+
+
+def real_view(gpu: GPU, model: Model | str, tp: int, weights: str, cache: str, share: int,
+              longest: int, reserve_bytes: float = PROFILED_BYTES) -> RealView:
+    """One launch per GPU, or the reason it cannot be sized or started.
+
+    `model` is a Model or the text of a config.json; a config that cannot be
+    sized, a tp the model cannot take, or a bad precision is shown, not raised.
+    """
+    if isinstance(model, str) and not model.strip():
+        return RealView(None, "**Paste a config.json** in the box above to size its model.")
+    try:
+        if isinstance(model, str):
+            model = Model.from_hf_config(json.loads(model), name="pasted model")
+        model = model.with_dtypes(weights=weights, cache=cache)
+        launch = startup(gpu, model, share, longest, reserve_bytes, tp)
+    except (ValueError, TypeError) as error:  # json.JSONDecodeError is a ValueError
+        return RealView(None, f"**This cannot be sized:** {error}")
+    p = launch.parts
+    plan = (f"Each of {tp} GPU{'s' if tp > 1 else ''} ({gpu.name}, {model.name}): budget "
+            f"{quote.gb(p.allowed_bytes)}, weights {quote.gb(p.weights_bytes, 2)}, profiled "
+            f"{quote.gb(p.reserve_bytes)}, KV pool {quote.gb(max(p.pool_bytes, 0), 2)}. ")
+    if not launch.starts:
+        return RealView(launch, plan + f"**The server does not start.** vLLM says: {launch.error()}")
+    return RealView(launch, plan + (
+        f"The pool holds **{quote.count(launch.tokens)} tokens** "
+        f"({quote.count(p.model.cache_bytes_per_token(tp))} bytes a token per GPU); one request "
+        f"of {longest:,} needs {gib(launch.needed_bytes)} of it, so **{launch.concurrency:.2f} "
+        f"requests of full length** fit at once (vLLM logs \"Maximum concurrency for "
+        f"{longest:,} tokens per request: {launch.concurrency:.2f}x\")."))
+
+
+class PlanBar:
+    """One GPU's memory as one bar, in percent of the card, so every card shares the axis."""
+
+    def __init__(self):
+        self.figure = Figure(figsize=(8, 2.2), layout="constrained")
+        self.ax = self.figure.add_subplot()
+        self.bars = [self.ax.barh(0, 0, color=colour, hatch=hatch, edgecolor="white", label=name)[0]
+                     for name, colour, hatch in PLAN]
+        self.over = self.ax.barh(0, 0, color="none", hatch="xx", edgecolor=VERMILION)[0]
+        self.labels = [self.ax.text(0, 0, "", ha="center", va="center", fontsize=9) for _ in PLAN]
+        self.line = self.ax.axvline(0, color="black", linestyle="--", linewidth=1.5)
+        self.ax.set_yticks([])
+        self.ax.set_ylim(-0.5, 0.6)
+        self.ax.set_xlim(0, 100)
+        self.ax.set_xlabel("one GPU's memory (% of the card); the dashed line is the share")
+        self.figure.legend(self.bars, [name for name, _, _ in PLAN], loc="outside lower center",
+                           ncol=len(PLAN), frameon=False, fontsize=9)
+        self.ax.set_title(" " * 90, fontsize=10)  # room for the longest title
+        self.moving = [*self.bars, self.over, *self.labels, self.line, self.ax.title]
+
+    def update(self, launch: Startup | None) -> None:
+        """Draw one GPU of `launch`, or an empty bar when nothing could be sized."""
+        if launch is None:
+            for bar, label in zip(self.bars, self.labels):
+                bar.set_width(0)
+                label.set_text("")
+            self.over.set_width(0)
+            self.ax.set_title("nothing to draw: see the message above", color=VERMILION, fontsize=10)
+            return
+        p = launch.parts
+        card = p.gpu_bytes / 100  # bytes in one percent of the card
+        needed = p.weights_bytes + p.reserve_bytes
+        for bar, label, (left, width) in zip(self.bars, self.labels, p.segments()):
+            bar.set_x(left / card)
+            bar.set_width(min(width, p.gpu_bytes - left) / card)
+            label.set_position(((left + width / 2) / card, 0))
+            label.set_text(quote.gb(width) if width / p.gpu_bytes > 0.08 else "")
+        self.over.set_x(p.allowed_bytes / card)
+        self.over.set_width(min(max(needed - p.allowed_bytes, 0), p.gpu_bytes - p.allowed_bytes) / card)
+        self.line.set_xdata([p.share] * 2)
+        verdict = (f"{quote.count(launch.tokens)} tokens, {launch.concurrency:.2f} at full length"
+                   if launch.starts else "does not start")
+        self.ax.set_title(f"{p.gpu.name}, TP={p.tp}, {p.model.name}: {verdict}",
+                          color="black" if launch.starts else VERMILION, fontsize=10)
+
+
+class RealServerExplorer(Explorer):
+    """Card, model (or a pasted config.json), TP, precisions, share and longest request."""
+
+    def __init__(self, gpu: str = "H100_80GB", model: str = "LLAMA_31_8B", tp: int = 1,
+                 share: int = 92, longest: int = 131_072, reserve_bytes: float = PROFILED_BYTES):
+        self.reserve_bytes = reserve_bytes
+        self.gpu = w.Dropdown(description="card", options=list(GPUS), value=gpu.upper())
+        self.model = w.Dropdown(description="model", options=[*MODELS, PASTED], value=model.upper())
+        self.config = w.Textarea(placeholder="paste a config.json here, then pick "
+                                             f"'{PASTED}' as the model",
+                                 layout=w.Layout(width="640px", height="80px"))
+        self.tp = slider(w.SelectionSlider, "GPUs (tensor parallel)", options=list(TP_CHOICES), value=tp)
+        self.weights = w.Dropdown(description="weights", options=["bf16", "fp16", "fp8"], value="bf16")
+        self.cache = w.Dropdown(description="KV cache", options=["auto", "fp8"], value="auto")
+        self.share = share_slider(share)
+        choices = sorted(set(LONGEST_CHOICES) | {longest})
+        self.longest = slider(w.SelectionSlider, "max_model_len (tokens)",
+                              options=[(f"{n:,}", n) for n in choices], value=longest)
+        controls = [self.gpu, self.model, self.config, self.weights, self.cache, self.tp,
+                    self.share, self.longest]
+        super().__init__(controls, PlanBar())
+        self.refresh()
+
+    def refresh(self) -> RealView:
+        model = self.config.value if self.model.value == PASTED else MODELS[self.model.value]
+        view = real_view(GPUS[self.gpu.value], model, self.tp.value, self.weights.value,
+                         self.cache.value, self.share.value, self.longest.value, self.reserve_bytes)
+        self.chart.update(view.launch)
+        self.redraw(view.caption)
+        return view
