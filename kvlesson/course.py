@@ -4,11 +4,13 @@
     python -m kvlesson.course for --gpu H100_80GB --out course-h100
 
 `build` runs every notebook in solutions/ in place (so its stored outputs are
-what the code produces now), cleans them, and regenerates notebooks/ with
-nbgrader. `for` writes the whole course, executed, for another card or
-model: papermill runs each instructor notebook with new parameters, and
-nbgrader releases student notebooks whose self-checks hold the answers for
-that hardware.
+what the code produces now), stamps the salted hashes of the expected answers
+into its test cells (kvlesson.stamping), writes the grader's keys to keys/,
+cleans the notebooks, and regenerates notebooks/ with nbgrader. `for` writes
+the whole course, executed, for another card or model: each instructor
+notebook runs with new parameters (papermill's injected cell), and nbgrader
+releases student notebooks whose self-checks hold the answers for that
+hardware, with keys for that hardware.
 
 Needs the course extra (nbclient, nbgrader, papermill).
 """
@@ -26,9 +28,10 @@ from pathlib import Path
 
 import nbformat
 
+from kvlesson import marking, stamping
+
 ROOT = Path(__file__).resolve().parent.parent
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
-TIMEOUT = 300  # seconds for one cell; the slowest cell of the course takes a few
 
 
 def assignments(root: Path = ROOT) -> list[str]:
@@ -45,13 +48,13 @@ def notebook_paths(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 
-COURSE_FILES = ("nbgrader_config.py", "autotests.yml")  # what nbgrader reads in a course root
+COURSE_FILES = ("nbgrader_config.py",)  # what nbgrader reads in a course root
 SOLUTION_MARKERS = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", flags=re.M)
 
 
 def copy_course(dest: Path, names: list[str] | None = None, root: Path = ROOT) -> Path:
-    """A new nbgrader course root at `dest`: the configuration, the autotest templates and
-    the instructor notebooks of the assignments `names` (default: all), for nbgrader to
+    """A new nbgrader course root at `dest`: the configuration, the instructor notebooks
+    of the assignments `names` (default: all) and their grading keys, for nbgrader to
     release or grade elsewhere than in this repository."""
     dest = Path(dest)
     (dest / "solutions").mkdir(parents=True, exist_ok=True)
@@ -60,6 +63,10 @@ def copy_course(dest: Path, names: list[str] | None = None, root: Path = ROOT) -
     for name in names or assignments(root):
         shutil.copytree(root / "solutions" / name, dest / "solutions" / name,
                         ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        key = marking.key_path(root, name)
+        if key.is_file():
+            marking.key_path(dest, name).parent.mkdir(exist_ok=True)
+            shutil.copy(key, marking.key_path(dest, name))
     return dest
 
 
@@ -91,14 +98,26 @@ def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
-def execute(path: Path) -> None:
-    """Run one notebook top to bottom in its own folder and store it, cleaned."""
-    from nbclient import NotebookClient
-
+def execute(path: Path, root: Path, parameters: dict | None = None,
+            target: Path | None = None) -> None:
+    """Run one instructor notebook top to bottom in its own folder (with `parameters`
+    injected as papermill does, if any), stamp its self-checks, store it cleaned at
+    `target` (default: in place), and write its key into the course root `root`."""
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", record_timing=False,
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
-    nbformat.write(clean(nb), path)
+    if parameters:
+        from papermill.iorw import load_notebook_node
+        from papermill.parameterize import parameterize_notebook
+        nb = parameterize_notebook(load_notebook_node(str(path)), parameters,
+                                   kernel_name="python3", language="python")
+    assignment = path.parent.name
+    key = stamping.execute_and_stamp(nb, path.parent, assignment)
+    for count, cell in enumerate((c for c in nb.cells if c.cell_type == "code"), start=1):
+        cell.execution_count = count  # the stamping runs extra code between cells
+        for output in cell.outputs:
+            if "execution_count" in output:
+                output["execution_count"] = count
+    nbformat.write(clean(nb), target or path)
+    marking.write_key(marking.key_path(root, assignment), key)
 
 
 def release(root: Path, names: list[str] | None = None) -> None:
@@ -119,7 +138,7 @@ def build(root: Path = ROOT) -> None:
     """Execute every instructor notebook in place, then regenerate the release."""
     for path in notebook_paths(root / "solutions"):
         print(f"executing {path.relative_to(root)}")
-        execute(path)
+        execute(path, root)
     print("releasing with nbgrader")
     release(root)
 
@@ -128,7 +147,7 @@ def course_for(out: Path, gpu: str, model: str, share: int | None = None,
                longest: int | None = None, cap: int | None = None, root: Path = ROOT) -> Path:
     """Write the course for other hardware into `out`: executed instructor notebooks in
     out/solutions, and the student release in out/notebooks."""
-    import papermill
+    from nbclient.exceptions import CellExecutionError
 
     from kvlesson.floor import check_starts, memory_parts
     from kvlesson.server import LESSON_LONGEST, LESSON_SHARE
@@ -152,14 +171,10 @@ def course_for(out: Path, gpu: str, model: str, share: int | None = None,
         target.parent.mkdir(parents=True)
         print(f"executing {target.relative_to(out)} with {parameters}")
         try:
-            papermill.execute_notebook(str(source), str(target), parameters=parameters,
-                                       cwd=str(source.parent), kernel_name="python3",
-                                       progress_bar=False, request_save_on_cell_execute=False)
-        except papermill.PapermillExecutionError as error:
-            raise RuntimeError(f"{source.relative_to(root)} stops with {parameters}: "
-                               f"{error.ename}: {error.evalue}\nThe notebook as far as it ran is "
-                               f"{target}; remove {out} before running again.") from error
-        nbformat.write(clean(nbformat.read(target, as_version=4)), target)
+            execute(source, out, parameters, target)
+        except CellExecutionError as error:
+            raise RuntimeError(f"{source.relative_to(root)} stops with {parameters}: {error}\n"
+                               f"Remove {out} before running again.") from error
     print("releasing with nbgrader")
     release(out, assignments(out))
     return out

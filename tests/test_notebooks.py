@@ -18,7 +18,7 @@ import pytest
 from nbclient import NotebookClient
 from nbgrader.validator import Validator
 
-from kvlesson import course
+from kvlesson import course, marking, stamping
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = course.notebook_paths(ROOT / "solutions")
@@ -125,14 +125,50 @@ def test_the_five_check_yourself_questions_are_graded():
     assert {"q5_answer"} <= ids["04_preemption"]
 
 
+HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS\n?", flags=re.S)
+
+
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
-def test_each_test_cell_has_a_self_check_and_hidden_tests(path):
+def test_each_test_cell_records_first_then_verifies_with_stamps(path):
+    """The convention of docs/self-checks.md: hidden `selfcheck.record` of the cell's own
+    grade id first, then the visible `selfcheck.verify`, every stamp filled by the build,
+    and no expected value written in clear (no assert, no comparison)."""
     for cell in read(path).cells:
         meta = nbgrader_meta(cell)
-        if meta.get("grade") and not meta.get("solution"):
-            assert meta.get("locked") and meta.get("points", 0) > 0
-            assert "### HASHED AUTOTEST answers." in cell.source, meta["grade_id"]
-            assert "### BEGIN HIDDEN TESTS" in cell.source, meta["grade_id"]
+        if not meta.get("grade") or meta.get("solution"):
+            continue
+        assert meta.get("locked") and meta.get("points", 0) > 0
+        [hidden] = HIDDEN.findall(cell.source)
+        visible = HIDDEN.sub("", cell.source)
+        assert hidden.count("selfcheck.record(") == 1, meta["grade_id"]
+        assert f'selfcheck.record("{meta["grade_id"]}"' in hidden, meta["grade_id"]
+        assert cell.source.index("BEGIN HIDDEN") < cell.source.index("selfcheck.verify(")
+        assert visible.count("selfcheck.verify(") == 1, meta["grade_id"]
+        assert 'stamp=""' not in cell.source, f"{meta['grade_id']}: run the build to stamp it"
+        assert "assert " not in cell.source and "==" not in cell.source, meta["grade_id"]
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_the_key_matches_the_stamps(path):
+    """keys/<assignment>.json is what the build wrote from these stamps (not stale)."""
+    key = marking.read_key(marking.key_path(ROOT, path.parent.name))
+    assert stamping.stamp_problems(read(path), key) == [], (
+        "the key is stale: run python -m kvlesson.course build")
+
+
+def test_the_stale_key_check_catches_a_changed_answer():
+    path = SOLUTIONS[1]
+    key = marking.read_key(marking.key_path(ROOT, path.parent.name))
+    first = next(iter(key["exercises"].values()))
+    first["probes"][0]["normal"] += "1"
+    assert stamping.stamp_problems(read(path), key)
+
+
+def test_no_key_is_released_or_kept_with_the_solutions():
+    """nbgrader copies every file of solutions/<assignment>/ into the release."""
+    for folder in ("solutions", "notebooks"):
+        assert not list((ROOT / folder).rglob("*.json")), f"a JSON file in {folder}/"
+    assert sorted(p.stem for p in (ROOT / marking.KEYS).glob("*.json")) == NAMES
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
@@ -211,8 +247,9 @@ def errors(outputs) -> list:
 def test_a_string_answer_fails_with_a_message_and_the_rest_still_grades():
     outputs = graded_with_q1('pool_gb = "53.9 GB"')
     [error] = errors(outputs["q1_pool_tests"])
-    assert error.ename == "TypeError"
-    assert "pool_gb should be a number of GB" in error.evalue and "without quotes or units" in error.evalue
+    assert error.ename == "WrongKind"
+    assert error.evalue.startswith("Not yet: pool_gb should be a number of GB")
+    assert "without quotes or units" in error.evalue
     for grade_id in ("ex1_1_tests", "ex1_2_tests", "q1_unused_tests"):
         assert not errors(outputs[grade_id]), grade_id
         assert "Self-check passed." in "".join(o.get("text", "") for o in outputs[grade_id])
@@ -221,5 +258,5 @@ def test_a_string_answer_fails_with_a_message_and_the_rest_still_grades():
 def test_a_wrong_number_fails_the_self_check_without_giving_the_answer():
     outputs = graded_with_q1("pool_gb = 50.2")
     [error] = errors(outputs["q1_pool_tests"])
-    assert error.ename == "AssertionError" and error.evalue.startswith("Not yet")
+    assert error.ename == "NotYet" and error.evalue.startswith("Not yet: pool_gb")
     assert "53.9" not in error.evalue and "53.9" not in "".join(error.traceback)

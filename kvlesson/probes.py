@@ -1,0 +1,172 @@
+"""The kinds of answers the course checks, and their normal forms.
+
+A probe is one answer to check: a variable, or a call of the student's function
+on one input. Its kind (a count, a count or None, a number to some places, yes
+or no) decides which values are the right kind of answer and the text that is
+hashed (in a self-check) or compared with the key (by the grader): the same
+text on both sides, so the self-check and the grade cannot disagree. A value
+travels from the kernel to the grader in a typed encoding that keeps int, float,
+bool, None and str apart.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Callable
+
+KINDS = ("count", "count_or_none", "number", "yes_no")
+
+
+class NotYet(AssertionError):
+    """A wrong answer, or a check that cannot run yet; the message starts "Not yet:"."""
+
+
+class WrongKind(TypeError):
+    """An answer of the wrong kind (a str, a float for an int, None from a function)."""
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One answer to check: `label` is how the student wrote it ("pool_gb",
+    "pool_bytes(23)"), `get` evaluates it; `kind` is one of KINDS; numbers are
+    compared after dividing by `scale` and rounding to `places` decimals."""
+
+    label: str
+    get: Callable[[], object]
+    kind: str
+    unit: str = ""
+    places: int = 0
+    scale: float = 1.0
+
+    @property
+    def is_call(self) -> bool:
+        return self.label.endswith(")")
+
+
+def count(label: str, get: Callable[[], object], unit: str) -> Probe:
+    """A whole number (an int) of `unit`."""
+    return Probe(label, get, "count", unit)
+
+
+def count_or_none(label: str, get: Callable[[], object], unit: str) -> Probe:
+    """A whole number of `unit`, or None."""
+    return Probe(label, get, "count_or_none", unit)
+
+
+def number(label: str, get: Callable[[], object], unit: str, places: int,
+           scale: float = 1.0) -> Probe:
+    """A number of `unit` (bytes / scale), checked to `places` decimals."""
+    return Probe(label, get, "number", unit, places, scale)
+
+
+def yes_no(label: str, get: Callable[[], object]) -> Probe:
+    """True or False."""
+    return Probe(label, get, "yes_no")
+
+
+def _kind_of(value: object) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) < 60 else text[:57] + '...'}"
+
+
+def normal(probe: Probe, value: object) -> str:
+    """The answer as the text that is hashed and compared; WrongKind if it is not
+    the kind of answer asked for, NotYet if it is not finite."""
+    name, unit = probe.label, probe.unit
+    if value is None and probe.kind == "count_or_none":
+        return "none"
+    if value is None and probe.is_call:
+        function = name.split("(")[0]
+        raise WrongKind(f"Not yet: {name} returned None. The function {function} should end "
+                        f"with a `return` line that gives the answer (a function without one "
+                        f"returns None).")
+    if probe.kind == "yes_no":
+        if type(value).__name__ not in ("bool", "bool_"):
+            raise WrongKind(f"Not yet: {name} should be True or False (no quotes), "
+                            f"not the {_kind_of(value)}.")
+        return f"bool:{bool(value)}"
+    is_bool = type(value).__name__ in ("bool", "bool_")
+    if is_bool or not isinstance(value, numbers.Real):
+        if probe.is_call:
+            raise WrongKind(f"Not yet: {name} should give a number of {unit}, "
+                            f"not the {_kind_of(value)}.")
+        example = "12" if probe.kind != "number" else "12.3"
+        raise WrongKind(f"Not yet: {name} should be a {'' if probe.kind == 'number' else 'whole '}"
+                        f"number of {unit}, such as {example}, not the {_kind_of(value)}. "
+                        f"Write the number alone, without quotes or units: {name} = {example}")
+    if probe.kind == "number":
+        if not math.isfinite(value):
+            raise NotYet(f"Not yet: {name} should be a finite number of {unit}, got {value!r}.")
+        return f"num:{round(float(value) / probe.scale, probe.places) + 0.0:.{probe.places}f}"
+    if not isinstance(value, numbers.Integral):
+        raise WrongKind(f"Not yet: {name} should be a whole number of {unit}, an int such as 12, "
+                        f"not the {_kind_of(value)}. Use whole-number arithmetic (//) or int(...).")
+    return f"int:{int(value)}"
+
+
+def encode(value: object) -> dict:
+    """A value with its exact type, for the record: int, float, bool, None and str
+    stay apart; anything else is kept as its type and a short repr."""
+    kind = type(value).__name__
+    if value is None:
+        return {"t": "none"}
+    if kind in ("bool", "bool_"):
+        return {"t": "bool", "v": bool(value)}
+    if isinstance(value, numbers.Integral):
+        return {"t": "int", "v": int(value), "type": kind}
+    if isinstance(value, numbers.Real):
+        return {"t": "float", "v": float(value) if math.isfinite(value) else repr(float(value)),
+                "type": kind}
+    if isinstance(value, str):
+        return {"t": "str", "v": value[:200]}
+    return {"t": "other", "type": kind, "repr": repr(value)[:200]}
+
+
+def decode(encoded: dict) -> object:
+    """The plain Python value of `encode`'s output (what `normal` accepts); an error or
+    another object comes back as the encoding itself, which `normal` rejects."""
+    kind = encoded.get("t")
+    if kind == "none":
+        return None
+    if kind == "bool":
+        return bool(encoded["v"])
+    if kind == "int":
+        return int(encoded["v"])
+    if kind == "float":
+        return float(encoded["v"])
+    if kind == "str":
+        return str(encoded["v"])
+    return encoded
+
+
+def _tree(source: str) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
+
+
+def mentioned(source: str, names: set[str] | tuple[str, ...]) -> list[str]:
+    """Which of `names` the code `source` uses, as a name or an attribute (any alias of a
+    function still names it where it is imported or looked up)."""
+    used = set()
+    for node in ast.walk(_tree(source) or ast.Module(body=[], type_ignores=[])):
+        if isinstance(node, ast.Name):
+            used.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            used.add(node.attr)
+        elif isinstance(node, ast.alias):
+            used.add(node.name.rsplit(".", 1)[-1])
+    return sorted(used & set(names))
+
+
+def assigns(source: str, name: str) -> bool:
+    """Whether the code `source` binds `name` at its top level."""
+    tree = _tree(source)
+    return tree is not None and any(
+        isinstance(node, ast.Name) and node.id == name
+        for statement in tree.body for target in getattr(statement, "targets", [])
+        for node in ast.walk(target))

@@ -1,0 +1,239 @@
+"""Self-checks and hidden tests: a student's answers against salted hashes.
+
+A test cell of the course calls `verify` (the self-check the student sees) and,
+in its hidden part, `record` (what the grader reads). Both take probes: an
+answer to evaluate (a variable, or a call of the student's function on some
+input), with the kind of answer asked for. The expected answers are never in a
+notebook: `python -m kvlesson.course build` runs the instructor's solution and
+stamps, into each call's `stamp=` argument, the setting, a salt and a hash of
+each expected answer (and of the answers that known mistakes give, for hints).
+`record` prints one line for the grader, `KVLESSON-MARK {...}`, with the
+student's values in a typed encoding and the package functions their code
+called; `kvlesson.marking` compares it with the key, outside the kernel.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from kvlesson.probes import (NotYet, Probe, WrongKind, assigns, count, count_or_none, decode,
+                             encode, mentioned, normal, number, yes_no)
+
+__all__ = ["NotYet", "Probe", "WrongKind", "count", "count_or_none", "number", "record",
+           "verify", "yes_no"]
+
+PARAMETERS = ("GPU", "MODEL", "SHARE", "LONGEST", "CAP")  # each notebook's parameters cell
+RECORD_PREFIX = "KVLESSON-MARK "
+STAMP_FILE = "KVLESSON_STAMP_FILE"  # set by the build: stamp mode, entries appended here
+PACKAGE = str(Path(__file__).resolve().parent)
+
+
+def digest(salt: str, text: str) -> str:
+    """The salted hash that stands in for an answer in a notebook."""
+    return hashlib.sha256(f"{salt}\n{text}".encode()).hexdigest()[:24]
+
+
+def setting_of(names: dict) -> dict:
+    """The notebook's parameters (GPU, MODEL, SHARE, LONGEST, CAP) from its globals."""
+    return {name: names.get(name) for name in PARAMETERS}
+
+
+def _setting_problem(made_for: dict, now: dict) -> str | None:
+    changed = [f"{name} = {now[name]!r}" for name in PARAMETERS
+               if now.get(name) != made_for.get(name)]
+    if not changed:
+        return None
+    release = ", ".join(f"{name} = {made_for[name]!r}" for name in PARAMETERS)
+    wanted = {**made_for, **{k: v for k, v in now.items() if v is not None}}
+    command = (f"python -m kvlesson.course for --gpu {wanted['GPU']} --model {wanted['MODEL']} "
+               f"--share {wanted['SHARE']} --longest {wanted['LONGEST']} --cap {wanted['CAP']} "
+               f"--out my-course")
+    return (f"Not yet: this self-check holds the answers for the release's setting ({release}), "
+            f"and this notebook now has {', '.join(changed)}, so it cannot tell whether your "
+            f"answer is right. Set the parameters cell back and run the notebook again, or build "
+            f"the course for your setting, whose self-checks hold its answers: {command}")
+
+
+def _evaluate(probe: Probe) -> object:
+    """The probe's value; a student's error becomes a NotYet that names the probe."""
+    try:
+        return probe.get()
+    except NameError as error:
+        raise NotYet(f"Not yet: {probe.label} cannot be evaluated ({error}): run your answer "
+                     f"cell above first.") from error
+    except NotImplementedError as error:
+        raise NotYet(f"Not yet: {probe.label} is not written yet: replace "
+                     f"`raise NotImplementedError()` in the answer cell with your code.") from error
+    except Exception as error:
+        raise NotYet(f"Not yet: {probe.label} raised {type(error).__name__}: {error} "
+                     f"(the traceback above shows where).") from error
+
+
+# Stamp mode is fixed when the kernel imports this module (the build starts the kernel with
+# the variable set); a student's cell that sets it later changes nothing.
+_STAMP_PATH = os.environ.get(STAMP_FILE)
+
+
+def _stamping() -> Path | None:
+    return Path(_STAMP_PATH) if _STAMP_PATH else None
+
+
+_PENDING: list[tuple[str, list[Probe], dict]] = []  # stamp mode: the calls of the last test cell
+
+
+def _stamp_entry(role: str, probes: list[Probe], names: dict, extra: dict) -> None:
+    """Stamp mode: append the right answers of the instructor's solution to the stamp file."""
+    setting = setting_of(names)
+    entry = {"role": role, **extra, "setting": setting, "probes": []}
+    for probe in probes:
+        value = _evaluate(probe)
+        entry["probes"].append({"label": probe.label, "kind": probe.kind, "unit": probe.unit,
+                                "places": probe.places, "scale": probe.scale,
+                                "normal": normal(probe, value), "expected": encode(value)})
+    _PENDING.append((role, probes, entry))
+    with open(_stamping(), "a") as out:
+        out.write(json.dumps(entry) + "\n")
+
+
+def wrong_values(mistake: str, hint: str) -> None:
+    """Stamp mode, after the build swapped in a mutated answer: append what the probes
+    of the last test cell give now, as the values of the known mistake `mistake`."""
+    values = []
+    for _, probes, _ in _PENDING:
+        row = []
+        for probe in probes:
+            try:
+                row.append(normal(probe, probe.get()))
+            except Exception:
+                row.append(None)
+        values.append(row)
+    with open(_stamping(), "a") as out:
+        out.write(json.dumps({"role": "mistake", "mistake": mistake, "hint": hint,
+                              "values": values}) + "\n")
+
+
+def start_cell() -> None:
+    """Stamp mode: a new test cell begins."""
+    _PENDING.clear()
+
+
+def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = None,
+           forbidden: tuple[str, ...] = ()) -> None:
+    """The self-check: each probe against its salted hash; a wrong answer that a known
+    mistake gives gets that mistake's hint, a call of a `forbidden` function says so.
+    Prints "Self-check passed." or raises NotYet (WrongKind for a wrong kind of answer)."""
+    names = sys._getframe(1).f_globals
+    if _stamping():
+        _stamp_entry("verify", probes, names, {"hints": hints or {}})
+        print("Self-check passed.")
+        return
+    made = json.loads(stamp)
+    problem = _setting_problem(made["setting"], setting_of(names))
+    if problem:
+        raise NotYet(problem)
+    for probe, expect in zip(probes, made["probes"], strict=True):
+        calls: list[str] = []
+        with _Watch(calls):
+            value = _evaluate(probe)
+        _refuse(probe.label, calls, forbidden)
+        _refuse_written(probe.label, names.get("In", []), forbidden)
+        text = normal(probe, value)
+        if digest(expect["salt"], text) == expect["hash"]:
+            continue
+        hint = next((message for wrong, message in expect["hints"]
+                     if digest(expect["salt"], text) == wrong), None)
+        if hint:
+            raise NotYet(f"Not yet: {probe.label} is not right: {hint}")
+        raise NotYet(f"Not yet: {probe.label} is not the expected {probe.unit or 'answer'}. "
+                     f"Check the units and the rounding the question asks for, then run your "
+                     f"answer cell and this one again.")
+    print("Self-check passed.")
+
+
+class _Watch:
+    """Within `with _Watch(calls):`, note in `calls` each kvlesson function called from
+    outside the package (the student's code, under any name or alias)."""
+
+    def __init__(self, calls: list[str]):
+        self.calls, self.previous = calls, None
+
+    def _profile(self, frame, event, arg) -> None:
+        if event == "call" and frame.f_code.co_filename.startswith(PACKAGE):
+            caller = frame.f_back
+            if caller is not None and not caller.f_code.co_filename.startswith(PACKAGE):
+                name = f"{frame.f_globals.get('__name__')}.{frame.f_code.co_qualname}"
+                if name not in self.calls:
+                    self.calls.append(name)
+
+    def __enter__(self) -> "_Watch":
+        self.previous = sys.getprofile()
+        sys.setprofile(self._profile)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        sys.setprofile(self.previous)
+
+
+def _forbidden_used(calls: list[str], forbidden: tuple[str, ...]) -> list[str]:
+    return [call for call in calls if call.rsplit(".", 1)[-1] in forbidden]
+
+
+def _traced(probe: Probe, calls: list[str]) -> dict:
+    """A probe's value, encoded, with the package calls it made; an exception is recorded,
+    not raised."""
+    try:
+        with _Watch(calls):
+            return encode(probe.get())
+    except (Exception, SystemExit) as error:
+        return {"t": "error", "type": type(error).__name__, "message": str(error)[:200]}
+
+
+def record(grade_id: str, probes: list[Probe], stamp: str = "",
+           forbidden: tuple[str, ...] = ()) -> None:
+    """The hidden test: print the grader's record line, then check each probe against
+    its salted hash so that nbgrader's own score agrees. `forbidden` names the package
+    functions the exercise may not call (the grader enforces it from the key)."""
+    names = sys._getframe(1).f_globals
+    calls: list[str] = []
+    values = [_traced(probe, calls) for probe in probes]
+    line = {"id": grade_id, "values": values, "calls": calls, "setting": setting_of(names)}
+    print(RECORD_PREFIX + json.dumps(line, default=str), flush=True)
+    if _stamping():
+        _stamp_entry("record", probes, names, {"grade_id": grade_id, "forbidden": list(forbidden)})
+        return
+    made = json.loads(stamp)
+    for probe, value, expect in zip(probes, values, made["probes"], strict=True):
+        if value["t"] == "error":
+            raise NotYet(f"Not yet: {probe.label} (a hidden test) raised {value['type']}: "
+                         f"{value['message']}")
+        try:
+            text = normal(probe, decode(value))
+        except (WrongKind, NotYet) as error:
+            raise NotYet(f"Not yet: {probe.label} (a hidden test): {error}") from None
+        if digest(expect["salt"], text) != expect["hash"]:
+            raise NotYet(f"Not yet: {probe.label} (a hidden test) is not the expected "
+                         f"{probe.unit or 'answer'}.")
+    _refuse(grade_id, calls, forbidden)
+
+
+def _refuse_written(label: str, history: list[str], forbidden: tuple[str, ...]) -> None:
+    """A variable answer: the cell that last set it (in IPython's input history, `In`)
+    must not use a forbidden function, as the grader's reading of that cell will see."""
+    if not forbidden or not label.isidentifier():
+        return
+    cell = next((source for source in reversed(history) if assigns(source, label)), "")
+    used = mentioned(cell, forbidden)
+    if used:
+        raise NotYet(f"Not yet: {label} is worked out with {', '.join(used)}; this question "
+                     f"asks you to work it out without it, and the grade gives no point for it.")
+
+
+def _refuse(name: str, calls: list[str], forbidden: tuple[str, ...]) -> None:
+    used = _forbidden_used(calls, forbidden)
+    if used:
+        raise NotYet(f"Not yet: {name} calls {', '.join(used)}; this exercise asks you to work "
+                     f"it out without {', '.join(forbidden)}, and the grade gives no point for it.")

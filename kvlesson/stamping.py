@@ -1,0 +1,213 @@
+"""Stamping the self-checks: the expected answers, computed from the instructor's solution.
+
+`execute_and_stamp` runs an instructor notebook in a kernel started in stamp
+mode. At each test cell, `kvlesson.selfcheck` notes the right answers of the
+cell's probes; then every known mistake (`kvlesson.mistakes`) of the answer
+cell above is swapped in, out of the stored notebook's sight, to note the wrong
+answers it gives, and the right answer cell is run again. The cell's `stamp=""`
+arguments get the setting, a salt and the salted hashes (right answer, and each
+known mistake's answer with its hint); the grader's key gets the right answers
+in clear, with the points and the functions each exercise may not call.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+from kvlesson import mistakes, selfcheck
+
+TIMEOUT = 300  # seconds for one cell; the slowest cell of the course takes a few
+SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
+
+
+def nbgrader_meta(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+def is_test_cell(cell) -> bool:
+    meta = nbgrader_meta(cell)
+    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def is_answer_cell(cell) -> bool:
+    return cell.cell_type == "code" and bool(nbgrader_meta(cell).get("solution"))
+
+
+def answer_code(source: str) -> str:
+    """An answer cell's code as a student who got it right writes it: no markers."""
+    return "\n".join(line for line in source.splitlines()
+                     if line.strip() not in SOLUTION_MARKERS)
+
+
+def salt_for(*parts: object) -> str:
+    """A salt per probe, the same at every build of the same setting (stable diffs)."""
+    return hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()[:16]
+
+
+def stamp_calls(source: str) -> list[ast.Call]:
+    """The `selfcheck.verify(...)` and `selfcheck.record(...)` calls of a test cell, in order."""
+    calls = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Attribute) and node.func.attr in ("verify", "record")
+             and any(k.arg == "stamp" for k in node.keywords)]
+    return sorted(calls, key=lambda node: (node.lineno, node.col_offset))
+
+
+def with_stamps(source: str, stamps: list[str]) -> str:
+    """`source` with the value of each `stamp=` argument replaced, in order."""
+    calls = stamp_calls(source)
+    if len(calls) != len(stamps):
+        raise ValueError(f"{len(calls)} stamp= arguments for {len(stamps)} stamps in:\n{source}")
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line.encode()))
+    data = source.encode()
+    for call, stamp in reversed(list(zip(calls, stamps))):
+        value = next(k.value for k in call.keywords if k.arg == "stamp")
+        begin = starts[value.lineno - 1] + value.col_offset
+        end = starts[value.end_lineno - 1] + value.end_col_offset
+        data = data[:begin] + repr(stamp).encode() + data[end:]
+    return data.decode()
+
+
+def make_stamp(entry: dict, wrong: list[dict], index: int, where: str) -> str:
+    """The stamp of one verify/record call: setting, and per probe salt, hash, hints."""
+    probes = []
+    for number, probe in enumerate(entry["probes"]):
+        salt = salt_for(where, index, number, probe["label"], json.dumps(entry["setting"]))
+        hints, seen = [], {probe["normal"]}
+        for mistake in wrong if entry["role"] == "verify" else []:
+            value = mistake["values"][index][number]
+            if value is not None and value not in seen:
+                seen.add(value)
+                message = entry["hints"].get(mistake["mistake"], mistake["hint"])
+                hints.append([selfcheck.digest(salt, value), message])
+        probes.append({"salt": salt, "hash": selfcheck.digest(salt, probe["normal"]),
+                       "hints": hints})
+    return json.dumps({"setting": entry["setting"], "probes": probes}, separators=(",", ":"))
+
+
+def key_entry(entry: dict, points: float) -> dict:
+    """What the grader needs of one hidden test: points, forbidden calls, expected values."""
+    return {"points": points, "forbidden": entry["forbidden"],
+            "probes": [{k: probe[k] for k in ("label", "kind", "unit", "places", "scale",
+                                               "normal", "expected")}
+                       for probe in entry["probes"]]}
+
+
+class _Kernel:
+    """A notebook's kernel, with a way to run code that leaves no trace in the notebook."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def run(self, cell, index: int) -> None:
+        self.client.execute_cell(cell, index)
+
+    def quietly(self, code: str) -> bool:
+        """Run `code` without storing it; False if it raised."""
+        from nbclient.exceptions import CellExecutionError
+        cell, first = nbformat.v4.new_code_cell(code), self.client.nb.cells[0]
+        try:
+            self.client.execute_cell(cell, 0, store_history=False)
+        except CellExecutionError:
+            return False
+        finally:
+            self.client.nb.cells[0] = first  # nbclient stores the cell it ran at the index
+        return True
+
+
+def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
+                     where: str) -> tuple[list[dict], str]:
+    """Run test cell `index` in stamp mode, then the known mistakes of `answer`; the
+    cell's entries and its stamped source."""
+    cell = nb.cells[index]
+    stamp_file.write_text("")
+    kernel.quietly("from kvlesson import selfcheck as _kvlesson_selfcheck\n"
+                   "_kvlesson_selfcheck.start_cell()")
+    kernel.run(cell, index)
+    if answer is not None:
+        right = answer_code(answer.source)
+        for mutant in mistakes.mutants(right):
+            if kernel.quietly(mutant.source):
+                kernel.quietly(f"_kvlesson_selfcheck.wrong_values({mutant.mistake!r}, "
+                               f"{mutant.hint!r})")
+            kernel.quietly(right)
+    rows = [json.loads(line) for line in stamp_file.read_text().splitlines() if line]
+    entries = [row for row in rows if row["role"] in ("verify", "record")]
+    wrong = sorted((row for row in rows if row["role"] == "mistake"),
+                   key=lambda row: list(mistakes.MISTAKES).index(row["mistake"]))
+    stamps = [make_stamp(entry, wrong, number, where) for number, entry in enumerate(entries)]
+    return entries, with_stamps(cell.source, stamps)
+
+
+def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str) -> dict:
+    """Execute `nb` in `folder` top to bottom, stamping its test cells in place; the
+    assignment's key: {"assignment", "setting", "exercises": {grade_id: ...}}."""
+    from nbclient import NotebookClient
+
+    client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", record_timing=False,
+                            resources={"metadata": {"path": str(folder)}})
+    key: dict = {"assignment": assignment, "setting": None, "exercises": {}}
+    with tempfile.TemporaryDirectory() as scratch:
+        stamp_file = Path(scratch) / "stamps.jsonl"
+        previous = os.environ.get(selfcheck.STAMP_FILE)
+        os.environ[selfcheck.STAMP_FILE] = str(stamp_file)  # the kernel inherits it
+        try:
+            with client.setup_kernel():
+                kernel, answer = _Kernel(client), None
+                for index, cell in enumerate(nb.cells):
+                    if is_answer_cell(cell):
+                        answer = cell
+                    if not is_test_cell(cell):
+                        kernel.run(cell, index)
+                        continue
+                    grade_id = nbgrader_meta(cell)["grade_id"]
+                    entries, cell.source = _stamp_test_cell(
+                        kernel, nb, index, answer, stamp_file, f"{assignment}/{grade_id}")
+                    [hidden] = [e for e in entries if e["role"] == "record"]
+                    if hidden["grade_id"] != grade_id:
+                        raise ValueError(f"record({hidden['grade_id']!r}) in cell {grade_id}")
+                    key["setting"] = hidden["setting"]
+                    key["exercises"][grade_id] = key_entry(hidden, nbgrader_meta(cell)["points"])
+        finally:
+            if previous is None:
+                os.environ.pop(selfcheck.STAMP_FILE, None)
+            else:
+                os.environ[selfcheck.STAMP_FILE] = previous
+    return key
+
+
+def stamp_problems(nb: nbformat.NotebookNode, key: dict) -> list[str]:
+    """Where a key and the stamps of an instructor notebook disagree (a stale key)."""
+    problems = []
+    tests = {nbgrader_meta(c)["grade_id"]: c for c in nb.cells if is_test_cell(c)}
+    if set(tests) != set(key["exercises"]):
+        problems.append(f"test cells {sorted(tests)} against key {sorted(key['exercises'])}")
+    for grade_id, cell in tests.items():
+        exercise = key["exercises"].get(grade_id)
+        record = [c for c in stamp_calls(cell.source) if c.func.attr == "record"]
+        if exercise is None or len(record) != 1:
+            continue
+        given = {k.arg: ast.literal_eval(k.value) for k in record[0].keywords
+                 if k.arg in ("stamp", "forbidden")}
+        stamp = json.loads(given["stamp"] or "null") or {}
+        if list(given.get("forbidden", ())) != exercise["forbidden"]:
+            problems.append(f"{grade_id}: forbidden {given.get('forbidden')} in the notebook, "
+                            f"{exercise['forbidden']} in the key")
+        made = stamp.get("probes", [])
+        hashes = [selfcheck.digest(m["salt"], p["normal"]) == m["hash"]
+                  for m, p in zip(made, exercise["probes"])]
+        if len(made) != len(exercise["probes"]) or not all(hashes):
+            problems.append(f"{grade_id}: the key's expected values do not match the stamps")
+        if exercise["points"] != nbgrader_meta(cell)["points"]:
+            problems.append(f"{grade_id}: points {exercise['points']} in the key, "
+                            f"{nbgrader_meta(cell)['points']} in the notebook")
+    return problems
