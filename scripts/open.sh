@@ -1,10 +1,104 @@
 #!/usr/bin/env bash
-# Install the course and open it in JupyterLab at the first notebook.
+# Open the course in JupyterLab.
 #
-#   bash scripts/open.sh
+#   bash scripts/open.sh                # a student: notebooks/ at notebook 0, Validate only
+#   bash scripts/open.sh --instructor   # an instructor: the repository root, every nbgrader tool
+#   bash scripts/open.sh --port 9000    # any other argument goes to `jupyter lab`
+#
+# Stop the server with Ctrl+C twice in this terminal, or File > Shut Down in JupyterLab.
+#
+# The Python: the active virtual environment (VIRTUAL_ENV or CONDA_PREFIX) if there is one,
+# else the repository's own .venv, made from python3 on the first run (a system Python
+# marked "externally managed" refuses pip). The course goes in with pip (editable, with the
+# `course` extra) on the first run and again only when pyproject.toml changes. For the tests:
+# KVLESSON_PYTHON names a Python that already has the course (no venv, no pip).
+#
+# A student's JupyterLab serves notebooks/ (every notebook and every link between them opens;
+# solutions/ is out of reach) and reads its Jupyter config from .kvlesson/student/, where
+# `python -m kvlesson.student --user` hides nbgrader's instructor tools and the news question:
+# the instructor's own config (~/.jupyter) is never touched. The server starts in the
+# repository root, so the Validate button reads the course's nbgrader_config.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python -m pip install -q --disable-pip-version-check -e ".[course]"
+repo=$(pwd)
+state=$repo/.kvlesson  # gitignored: the install stamp and the student's Jupyter config
+
+role=student
+if [ "${1:-}" = --instructor ]; then role=instructor; shift; fi
+
+# --- a Python with the course ---------------------------------------------------------------
+need_python() {
+  if ! "$1" -c 'import sys; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
+    echo "The course needs Python 3.10 or newer; $1 is $("$1" --version 2>&1 || echo missing)." >&2
+    exit 1
+  fi
+}
+if [ -n "${KVLESSON_PYTHON:-}" ]; then
+  python=$KVLESSON_PYTHON
+  install=no
+elif [ -n "${VIRTUAL_ENV:-}${CONDA_PREFIX:-}" ]; then
+  python=$(command -v python3 || command -v python || true)
+  [ -n "$python" ] || { echo "No python3 in the active environment (${VIRTUAL_ENV:-$CONDA_PREFIX})." >&2; exit 1; }
+  install=yes
+else
+  if [ ! -x .venv/bin/python ]; then
+    command -v python3 >/dev/null || { echo "The course needs python3 (3.10 or newer) on PATH." >&2; exit 1; }
+    need_python python3
+    echo "Making the course's virtual environment in .venv (once) ..."
+    if ! python3 -m venv .venv; then
+      rm -rf .venv
+      echo "python3 could not make a virtual environment. On Debian or Ubuntu install" \
+           "its venv module: sudo apt-get install python3-venv" >&2
+      exit 1
+    fi
+  fi
+  python=$repo/.venv/bin/python
+  install=yes
+fi
+need_python "$python"
+
+if [ "$install" = yes ]; then
+  # What the last install was for: this Python, this pyproject.toml, and nothing missing
+  # (-I: the repository's own folder is not on the path, so kvlesson must be installed).
+  installed=$("$python" -I -c '
+import hashlib, importlib.util, sys
+missing = [m for m in ("kvlesson", "jupyterlab", "nbgrader", "ipywidgets")
+           if importlib.util.find_spec(m) is None]
+print(sys.prefix, hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest(), *missing)')
+  if [ "$installed" != "$(cat "$state/installed" 2>/dev/null)" ]; then
+    echo "Installing the course into $("$python" -c 'import sys; print(sys.prefix)') (about a minute the first time) ..."
+    "$python" -m pip install -q --disable-pip-version-check -e ".[course]"
+    mkdir -p "$state"
+    "$python" -I -c '
+import hashlib, sys
+print(sys.prefix, hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest())' > "$state/installed"
+  fi
+fi
+
+# --- the student's interface ----------------------------------------------------------------
+args=()
+if [ "$role" = student ]; then
+  export JUPYTER_CONFIG_DIR=$state/student
+  # First on the config path too: in a virtual environment Jupyter otherwise prefers the
+  # environment's config (where nbgrader enables every tool) to JUPYTER_CONFIG_DIR's.
+  export JUPYTER_CONFIG_PATH=$JUPYTER_CONFIG_DIR${JUPYTER_CONFIG_PATH:+:$JUPYTER_CONFIG_PATH}
+  export JUPYTERLAB_SETTINGS_DIR=$JUPYTER_CONFIG_DIR/lab/user-settings
+  export JUPYTERLAB_WORKSPACES_DIR=$JUPYTER_CONFIG_DIR/lab/workspaces
+  stamp=$JUPYTER_CONFIG_DIR/kvlesson-student.json
+  if [ ! -f "$stamp" ] || [ kvlesson/student.py -nt "$stamp" ]; then
+    "$python" -m kvlesson.student --user
+  fi
+  args=(--ServerApp.root_dir="$repo/notebooks"
+        --LabApp.default_url=/lab/tree/00_start_here/start_here.ipynb)
+fi
 # JupyterLab refuses to run as root (a container, a fresh VM) unless told to.
-if [ "$(id -u)" = 0 ]; then root=(--allow-root); else root=(); fi
-exec jupyter lab "${root[@]}" notebooks/00_start_here/start_here.ipynb
+if [ "$(id -u)" = 0 ]; then args+=(--allow-root); fi
+
+if [ "$role" = student ]; then
+  echo "Opening the course at notebook 0 (00_start_here/start_here.ipynb)."
+else
+  echo "Opening the repository root with every nbgrader tool (Nbgrader menu, formgrader)."
+fi
+echo "If no browser opens, open the http://127.0.0.1:... link printed below."
+echo "To stop the server: Ctrl+C twice here, or File > Shut Down in JupyterLab."
+exec "$python" -m jupyterlab "${args[@]}" "$@"
