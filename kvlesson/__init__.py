@@ -9,18 +9,27 @@ the lesson quotes.
 from kvlesson.chats import Chat, lesson_chats
 from kvlesson.floor import (BLOCK_TOKENS, RESERVE_BYTES, TYPICAL_CHAT, MemoryParts, Room,
                             ServerWontStart, blocks_for, check_starts, first_share_with_blocks,
-                            lowest_share, memory_parts, room)
+                            lowest_share, max_concurrency, memory_parts, pool_tokens, room)
+from kvlesson.arrivals import Request, agents, burst_arrivals, office_day, poisson_arrivals
 from kvlesson.fast import serve_fast
+from kvlesson.latency import Latency, Spread, chat_times, latency, percentile, queue_frame
 from kvlesson.server import ServeResult, Step, serve, trace
 from kvlesson.specs import (A100_40GB, A100_80GB, A100_80GIB, GPU, H100_80GB, LLAMA_31_8B,
-                            LLAMA_33_70B, QWEN25_7B, Model, as_gib, gpu, model)
+                            LLAMA_33_70B, QWEN25_7B, RTX_3090, Model, as_gib, gpu, model)
+from kvlesson.startup import Startup, startup
+from kvlesson.vllm_log import LogCheck, VllmLog, check_log, read_vllm_log
 from kvlesson.sweep import CAPS, cap_sweep, knee, prefill_floor, prefill_seconds, stops_paying
 
 __all__ = [
+    "Latency", "Request", "Spread", "agents", "burst_arrivals", "chat_times", "latency", "office_day",
+    "percentile", "poisson_arrivals", "queue_frame",
     "A100_40GB", "A100_80GB", "A100_80GIB", "BLOCK_TOKENS", "CAPS", "Chat", "GPU", "H100_80GB",
     "LLAMA_31_8B", "LLAMA_33_70B", "MemoryParts", "Model", "QWEN25_7B", "RESERVE_BYTES", "Room",
     "ServeResult", "ServerWontStart", "Step", "TYPICAL_CHAT", "as_gib", "blocks_for", "cap_sweep",
     "check_starts", "first_share_with_blocks", "gpu", "knee", "lesson_chats", "lowest_share",
     "memory_parts", "model", "prefill_floor", "prefill_seconds", "room", "serve", "serve_fast", "stops_paying",
     "trace",
+    # notebook 5: a real server's start-up
+    "LogCheck", "RTX_3090", "Startup", "VllmLog", "check_log", "max_concurrency", "pool_tokens",
+    "read_vllm_log", "startup",
 ]

@@ -30,11 +30,13 @@ import heapq
 from collections import deque
 from typing import Iterable
 
-from kvlesson.chats import Chat, as_chats
+from kvlesson.arrivals import Request
+from kvlesson.fast_traffic import SkippingServer
 from kvlesson.floor import BLOCK_TOKENS, RESERVE_BYTES
-from kvlesson.server import (LESSON_LONGEST, ServeResult, Setup, accepted, make_setup,
-                             summarize)
+from kvlesson.results import ServeResult, Tally, note_queue, summarize
+from kvlesson.settings import LESSON_LONGEST, Setup, accepted, start
 from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.stretch import stretch_seconds
 
 # The phase of a chat whose blocks were all reserved when it joined: it never
 # takes a block as it grows, so it is counted apart from the 16 real phases.
@@ -49,7 +51,7 @@ class FastServer:
     phase p, and `count[p]` how many there are.
     """
 
-    def __init__(self, chats: list[Chat], setup: Setup):
+    def __init__(self, chats: list[Request], setup: Setup):
         self.setup = setup
         self.prompt = [chat.prompt for chat in chats]
         self.reply = [chat.reply for chat in chats]
@@ -66,9 +68,8 @@ class FastServer:
         self.free = setup.blocks
         self.first: list[float | None] = [None] * len(chats)
         self.last: list[float | None] = [None] * len(chats)
-        self.clock = 0.0
-        self.busy = 0.0
-        self.steps = self.pauses = self.rebuilt = 0
+        self.tally = Tally()
+        self.queue: list[tuple[float, int, int]] = []
 
     def run(self) -> None:
         """Serve every chat: each pass is one event step and the calm stretch after it.
@@ -94,6 +95,7 @@ class FastServer:
                                                  self.offset, self.phase)
         running, waiting, by_phase, count = self.running, self.waiting, self.by_phase, self.count
         finish_at, finishes, first, last = self.finish_at, self.finishes, self.first, self.last
+        queue, lookups, longest = self.queue, 0, 0.0
         heappush, heappop = heapq.heappush, heapq.heappop
 
         step = 0
@@ -139,12 +141,15 @@ class FastServer:
                     joined.append(i)
                     n += 1
                     read += tokens
+                    lookups += tokens
+            note_queue(queue, clock, len(waiting), n)
             # Time: the step as the reference times it (see Setup.step_seconds).
             compute = flops_per_token * read / peak
             memory = (weights + per_token * (offsets + n * step)) / bandwidth
             seconds = compute if compute > memory else memory
             clock += seconds
             busy += seconds * n
+            longest = seconds if seconds > longest else longest
             for i in joined:
                 if first[i] is None:
                     first[i] = clock
@@ -159,9 +164,11 @@ class FastServer:
                     end = self.last_step_with_room(step, end, free, n)
                 if end > step:
                     k = end - step
-                    seconds = self.stretch_seconds(offsets + n * (step + 1), n, k)
+                    seconds = stretch_seconds(setup, offsets + n * (step + 1), n, k)
                     clock += seconds
                     busy += seconds * n
+                    # its steps only get longer: the last is the longest
+                    longest = max(longest, setup.step_seconds(n, offsets + n * end))
                     if not reserved_need:
                         free -= self.blocks_taken(step + 1, k, n)
 
@@ -179,9 +186,13 @@ class FastServer:
                 free += reserved_need or (prompt[i] + reply[i] + BLOCK_TOKENS - 1) // BLOCK_TOKENS
                 last[i] = clock
                 join_pending = True
+            note_queue(queue, clock, len(waiting), len(running))
             step = end + 1
 
-        self.free, self.offsets, self.clock, self.busy, self.steps = free, offsets, clock, busy, step
+        self.free, self.offsets = free, offsets
+        tally = self.tally
+        tally.clock, tally.busy, tally.steps, tally.lookups = clock, busy, step, lookups
+        tally.longest_step = longest
 
     def pause_for_room(self, step: int) -> None:
         """Replay a grow phase in which the pool runs short, chat by chat.
@@ -216,8 +227,8 @@ class FastServer:
         self.free += -(-tokens // BLOCK_TOKENS)  # blocks_for(tokens): none taken this step
         self.context[i] = tokens
         self.waiting.appendleft(i)
-        self.pauses += 1
-        self.rebuilt += tokens
+        self.tally.pauses += 1
+        self.tally.rebuilt += tokens
 
     def last_step_with_room(self, step: int, end: int, free: int, n: int) -> int:
         """The last step in step+1 .. end before the pool runs short (end if it never does).
@@ -248,55 +259,23 @@ class FastServer:
             return rounds * n + sum(count[first:stop])
         return rounds * n + sum(count[first:BLOCK_TOKENS]) + sum(count[:stop - BLOCK_TOKENS])
 
-    def stretch_seconds(self, cache: int, n: int, k: int) -> float:
-        """Time of k alike steps with n chats running, the first reading `cache` tokens of cache.
 
-        Step j (0 .. k-1) reads n tokens, arithmetic time `compute`, and
-        `cache + n j` tokens of cache, memory time (weights + c (cache + n j)) / bandwidth,
-        a straight line that rises with j. So the step time is `compute` up to
-        the step `cross` where the line reaches it, and the line after: the sum
-        is compute x cross plus an arithmetic series,
-        (m weights + c (m cache + n (cross + ... + k-1))) / bandwidth, m = k - cross.
-        """
-        setup = self.setup
-        weights, per_token = setup.model.weights_bytes, setup.model.bytes_per_token
-        bandwidth = setup.gpu.bandwidth
-        compute = 2 * setup.model.params * n / setup.gpu.peak_flops
-        cross = 0
-        if (weights + per_token * cache) / bandwidth < compute:
-            cross = self.crossing(cache, n, k, compute)
-        m = k - cross
-        line_bytes = m * weights + per_token * (m * cache + n * ((cross + k - 1) * m // 2))
-        return compute * cross + line_bytes / bandwidth
-
-    def crossing(self, cache: int, n: int, k: int, compute: float) -> int:
-        """The first step j in 1 .. k whose memory time reaches `compute` (k if none does),
-        compared in floats exactly as the reference compares them."""
-        setup = self.setup
-        weights, per_token = setup.model.weights_bytes, setup.model.bytes_per_token
-        bandwidth = setup.gpu.bandwidth
-
-        def memory(j: int) -> float:
-            return (weights + per_token * (cache + n * j)) / bandwidth
-
-        # where the line crosses, give or take a rounding; then settle it
-        estimate = (compute * bandwidth - weights - per_token * cache) / (per_token * n)
-        cross = min(max(int(estimate), 1), k)
-        while cross > 1 and memory(cross - 1) >= compute:
-            cross -= 1
-        while cross < k and memory(cross) < compute:
-            cross += 1
-        return cross
-
-
-def serve_fast(chats: Iterable[Chat], cap: int, share: int | None = None,
+def serve_fast(chats: Iterable, cap: int, share: int | None = None,
                longest: int | None = LESSON_LONGEST, reserved: bool = False, *,
                blocks: int | None = None, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-               reserve_bytes: float = RESERVE_BYTES) -> ServeResult:
-    """`server.serve`, event to event: the same settings, checks and results, much faster."""
-    chats = as_chats(chats)
-    server = FastServer(chats, make_setup(cap, share, longest, reserved, blocks, gpu, model,
-                                          reserve_bytes))
+               reserve_bytes: float = RESERVE_BYTES, budget: int | None = None,
+               prefix_caching: bool = False, admission: int | None = None) -> ServeResult:
+    """`server.serve`, event to event: the same settings, checks and results, much faster.
+
+    The lesson's runs (every chat at time zero, none of notebook 6's settings)
+    take the closed form above; the others skip calm stretches on the
+    reference's own state (`fast_traffic`).
+    """
+    chats, setup = start(chats, cap, share, longest, reserved, blocks, gpu, model,
+                         reserve_bytes, budget, prefix_caching, admission)
+    if setup.lesson and not any(chat.arrives for chat in chats):
+        server = FastServer(chats, setup)
+    else:
+        server = SkippingServer(chats, setup)
     server.run()
-    return summarize(server.setup, chats, server.clock, server.steps, server.pauses,
-                     server.rebuilt, server.busy, server.first, server.last)
+    return summarize(setup, chats, server.tally, server.first, server.last, server.queue)

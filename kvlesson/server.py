@@ -2,318 +2,316 @@
 
 Each step, in this order:
 
-1. Grow.  Every running chat, oldest first, whose next token starts a new
-   block takes one. If none is free, the newest running chat is paused: it
+0. Arrive. Requests whose time has come enter the queue, through the proxy if
+   there is one (see `admission`). If nothing runs or waits, the clock first
+   jumps to the next arrival.
+1. Grow.  Every running chat with one token to read (the one it just wrote),
+   oldest first, takes one token of the step's budget, and a new block if that
+   token starts one. If none is free, the newest running chat is paused: it
    gives back all its blocks, keeps what it wrote and goes to the front of
    the queue (its cache will be rebuilt when it rejoins).
-2. Join.  If nobody was paused, waiting chats join in order while fewer than
-   `cap` run and the free blocks cover the next token (no skipping ahead).
-3. Time.  The step reads the weights and every running chat's cache, and
-   does the arithmetic for one token per chat, or for the whole context of a
-   chat that joined now: step time = max(arithmetic / peak, bytes / bandwidth).
-4. Write. Every running chat writes one token; a chat that reaches its reply
-   length finishes and frees its blocks.
+2. Read on. With a token budget, running chats still reading their prompt,
+   oldest first, take the budget that is left, a slice at a time (chunked
+   prefill), with blocks for the slice; short of blocks, the newest is paused.
+3. Join.  If nobody was paused, waiting chats join in order while fewer than
+   `cap` run, budget is left and the free blocks cover what they read now
+   (no skipping ahead). With prefix caching a joining chat first looks its
+   leading full blocks up in the pool and reads only from the first miss.
+4. Time.  The step reads the weights and the cache of every chat it computes,
+   and does the arithmetic for the tokens it reads:
+   step time = max(arithmetic / peak, bytes / bandwidth).
+5. Write. Every chat that read the last of its context this step writes one
+   token; a chat that reaches its reply length finishes and frees its blocks.
 
-This module is the reference the course shows: plain and slow. `fast.py`
-gives the same results for the sliders and sweeps.
+With every chat at time zero, no budget, no prefix caching and no proxy this
+is the lesson's server, to the last digit. docs/traffic.md has the rules
+with a worked example. `fast.py` gives the same results for the sliders.
 """
 
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from typing import Iterable
 
-from kvlesson.chats import Chat, as_chats
-from kvlesson.floor import (BLOCK_TOKENS, RESERVE_BYTES, ServerWontStart, blocks_for,
-                            check_starts, memory_parts)
+from kvlesson.admission import Door
+from kvlesson.arrivals import Request
+from kvlesson.floor import BLOCK_TOKENS, RESERVE_BYTES, blocks_for
+from kvlesson.pool import BlockPool
+from kvlesson.results import ServeResult, Step, Tally, note_queue, summarize
+from kvlesson.settings import (LESSON_LONGEST, LESSON_SHARE, Setup, accepted,  # noqa: F401
+                               make_setup, start)
 from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
-from kvlesson.valid import flag, of_type, positive, whole
-
-LESSON_SHARE = 90  # the lesson's memory share, in percent
-LESSON_LONGEST = 8_000  # the lesson's ceiling, in tokens
-
-
-@dataclass(frozen=True)
-class Setup:
-    """What a run is served with: the pool, the ceiling, the cap and the hardware.
-
-    `longest` is None for no ceiling. `reserved` holds the full ceiling for
-    every chat from the moment it joins, instead of handing out blocks as it grows.
-    """
-
-    cap: int
-    blocks: int
-    longest: int | None
-    reserved: bool
-    gpu: GPU
-    model: Model
-
-    def refuses(self, chat: Chat) -> bool:
-        """True for a chat turned away before the run: it passes the ceiling,
-        or (with no ceiling) it could not fit in the whole pool."""
-        if self.longest is not None:
-            return chat.tokens > self.longest
-        return chat.tokens > self.blocks * BLOCK_TOKENS
-
-    def join_need(self, context: int) -> int:
-        """Blocks a chat takes when it joins with `context` tokens already written."""
-        return blocks_for(self.longest) if self.reserved else blocks_for(context + 1)
-
-    def step_seconds(self, tokens_read: int, cache_tokens: int) -> float:
-        """One step: the arithmetic for the tokens read, or the bytes moved (weights
-        and every running chat's cache), whichever takes longer."""
-        model, gpu = self.model, self.gpu
-        compute = 2 * model.params * tokens_read / gpu.peak_flops
-        memory = (model.weights_bytes + model.bytes_per_token * cache_tokens) / gpu.bandwidth
-        return max(compute, memory)
-
-
-def make_setup(cap: int, share: int | None = None, longest: int | None = LESSON_LONGEST,
-               reserved: bool = False, blocks: int | None = None, gpu: GPU = A100_80GB,
-               model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES) -> Setup:
-    """Check the settings and size the pool; raise ServerWontStart if it cannot start.
-
-    The pool comes from `share` (default 90%) or, instead, straight from `blocks`.
-    """
-    cap = whole("cap", cap, 1)
-    reserved = flag("reserved", reserved)
-    of_type("gpu", gpu, GPU)
-    of_type("model", model, Model)
-    if longest is not None:
-        longest = whole("longest", longest, 1)
-    elif reserved:
-        raise ValueError("reserved=True needs a ceiling: give longest (tokens, 1 or more)")
-    if blocks is None:
-        parts = memory_parts(LESSON_SHARE if share is None else share, gpu, model, reserve_bytes)
-        if longest is not None:
-            check_starts(parts, longest)
-        blocks = parts.blocks
-    else:
-        if share is not None:
-            raise ValueError("give the pool as share (percent) or as blocks, not both")
-        blocks = whole("blocks", blocks, 1)
-        positive("reserve_bytes", reserve_bytes, zero_ok=True)  # unused here, but still checked
-        if longest is not None and blocks < blocks_for(longest):
-            raise ServerWontStart(
-                f"blocks must be at least {blocks_for(longest):,} to hold one chat of the "
-                f"longest length ({longest:,} tokens), got {blocks:,}")
-    return Setup(cap, blocks, longest, reserved, gpu, model)
-
-
-@dataclass(frozen=True)
-class ServeResult:
-    """What a run reports. Times in seconds unless the name says ms.
-
-    `first_token_s` and `last_token_s` give, per chat in the order the chats
-    were given, when its first and last tokens came (None for a refused chat).
-    """
-
-    cap: int
-    blocks: int
-    tokens: int
-    seconds: float
-    steps: int
-    pauses: int
-    rebuilt_tokens: int
-    avg_running: float
-    wait_ms: float
-    refused: int
-    first_token_s: tuple[float | None, ...]
-    last_token_s: tuple[float | None, ...]
-
-    @property
-    def tokens_per_s(self) -> float:
-        """Reply tokens written per second, all chats together."""
-        return self.tokens / self.seconds
-
-
-def summarize(setup: Setup, chats: list[Chat], seconds: float, steps: int, pauses: int,
-              rebuilt: int, busy: float, first: list, last: list) -> ServeResult:
-    """The reported figures of a finished run; `busy` is the sum of step time x chats running.
-
-    The wait between words is worked out per chat, (last - first) / (reply - 1),
-    then averaged over chats (chats of one token have no gap and are left out;
-    with none left it is NaN).
-    """
-    served = [i for i, t in enumerate(first) if t is not None]
-    gaps = [(last[i] - first[i]) / (chats[i].reply - 1) for i in served if chats[i].reply > 1]
-    wait = 1000 * sum(gaps) / len(gaps) if gaps else float("nan")
-    return ServeResult(
-        cap=setup.cap, blocks=setup.blocks, tokens=sum(chats[i].reply for i in served),
-        seconds=seconds, steps=steps, pauses=pauses, rebuilt_tokens=rebuilt,
-        avg_running=busy / seconds, wait_ms=wait, refused=len(chats) - len(served),
-        first_token_s=tuple(first), last_token_s=tuple(last))
-
-
-def accepted(setup: Setup, chats: list[Chat]) -> list[int]:
-    """Indices of the chats that are served; the rest are refused (and counted)."""
-    ids = [i for i, chat in enumerate(chats) if not setup.refuses(chat)]
-    if not ids:
-        ceiling = f"{setup.longest:,} tokens" if setup.longest else f"the pool of {setup.blocks:,} blocks"
-        raise ValueError(f"every chat passes the ceiling ({ceiling}); nothing to serve")
-    return ids
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step of a trace: who ran, the blocks each held and the tokens in its cache
-    while the step ran, the free blocks, and who joined, was paused or finished."""
-
-    step: int
-    running: tuple[int, ...]
-    held: dict[int, int]
-    context: dict[int, int]
-    free: int
-    joined: tuple[int, ...]
-    paused: tuple[int, ...]
-    finished: tuple[int, ...]
-    seconds: float
-    clock: float
+from kvlesson.valid import whole
 
 
 class Server:
     """The reference server's state, advanced one step by `step()`."""
 
-    def __init__(self, chats: list[Chat], setup: Setup):
+    def __init__(self, chats: list[Request], setup: Setup):
         self.chats = chats
         self.setup = setup
-        self.waiting = deque(accepted(setup, chats))
+        n = len(chats)
+        self.door = Door([(chats[i].arrives, i) for i in accepted(setup, chats)],
+                         setup.admission)
+        self.waiting: deque[int] = deque()
         self.running: list[int] = []
-        self.made = [0] * len(chats)
-        self.held = [0] * len(chats)
-        self.free = setup.blocks
-        self.first: list[float | None] = [None] * len(chats)
-        self.last: list[float | None] = [None] * len(chats)
-        self.clock = 0.0
-        self.steps = self.pauses = self.rebuilt = 0
-        self.busy = 0.0
+        self.prompt = [chat.prompt for chat in chats]
+        self.reply = [chat.reply for chat in chats]
+        self.made = [0] * n
+        self.read = [0] * n  # tokens of the context whose cache is computed
+        self.slots: list[list] = [[] for _ in range(n)]  # per block: its name if named, else None
+        self.pool = BlockPool(setup.blocks)
+        self.reserved_blocks = blocks_for(setup.longest) if setup.reserved else 0
+        self.first: list[float | None] = [None] * n
+        self.last: list[float | None] = [None] * n
+        self.tally = Tally()
+        self.queue: list[tuple[float, int, int]] = []
+        self.slices: dict[int, int] = {}  # this step: tokens each chat reads
+        self.left: int | None = None  # this step: budget left (None: no budget)
+        self.freed = False  # the last step paused or finished a chat
 
     @property
     def done(self) -> bool:
-        return not self.waiting and not self.running
+        return not self.waiting and not self.running and not self.door
 
     def context(self, i: int) -> int:
         """Tokens in chat i's cache so far: its prompt and what it wrote."""
-        return self.chats[i].prompt + self.made[i]
+        return self.prompt[i] + self.made[i]
+
+    def block_name(self, i: int, j: int) -> object:
+        """What chat i's block j holds: a shared text's block, or chat i's own."""
+        for text, tokens in self.chats[i].shared:
+            if BLOCK_TOKENS * (j + 1) <= tokens:
+                return (text, j)
+        return (i, j)
+
+    def need(self, upto: int) -> int:
+        """Blocks a chat holds with `upto` tokens in its cache (the ceiling's if reserved):
+        blocks_for, without its argument checks (this is called for every chat every step)."""
+        return self.reserved_blocks or -(-upto // BLOCK_TOKENS)
+
+    def portion(self, to_read: int) -> int:
+        """The slice of `to_read` tokens the budget left allows."""
+        return to_read if self.left is None else min(to_read, self.left)
 
     def step(self, record: bool = False) -> Step | None:
-        """Grow, join, time, write. With `record`, return what the step did,
-        the blocks as they stood while it ran."""
+        """Arrive, grow, read on, join, time, write. With `record`, return what the
+        step did, the blocks as they stood while it ran."""
+        self.arrive()
+        self.slices = {}
+        self.left = self.setup.budget
         paused = self.grow()
+        paused += self.read_on()
         joined = [] if paused else self.join()
-        seconds = self.time(joined)
+        start = self.tally.clock
+        note_queue(self.queue, start, len(self.waiting), len(self.running))
+        seconds = self.time()
         if record:
-            running, free = tuple(self.running), self.free
-            held = {i: self.held[i] for i in running}
-            context = {i: self.context(i) for i in running}
-        finished = self.write()
-        if record:
-            return Step(self.steps, running, held, context, free, tuple(joined), tuple(paused),
-                        tuple(finished), seconds, self.clock)
-        return None
+            snapshot = self.snapshot(joined, paused, start, seconds)
+        wrote, finished = self.write()
+        note_queue(self.queue, self.tally.clock, len(self.waiting), len(self.running))
+        self.freed = bool(paused or finished)  # blocks or a slot came free: the next step may join
+        return snapshot(tuple(wrote), tuple(finished)) if record else None
+
+    def snapshot(self, joined: list[int], paused: list[int], start: float, seconds: float):
+        """The step as it stands before the write; returns a maker of its Step once
+        the write says who wrote and who finished."""
+        running = tuple(self.running)
+        held = {i: len(self.slots[i]) for i in running}
+        private = {i: self.slots[i].count(None) for i in running}
+        context = {i: self.context(i) for i in running}
+        args = (self.tally.steps, running, held, context, self.pool.free, tuple(joined),
+                tuple(paused))
+        rest = dict(slices=dict(self.slices), private=private, shared=len(self.pool.users),
+                    waiting=len(self.waiting), start=start)
+        return lambda wrote, finished: Step(*args, finished, seconds, self.tally.clock,
+                                            wrote=wrote, **rest)
+
+    def arrive(self) -> None:
+        """Let in the requests whose time has come; jump over idle time first."""
+        idle = not self.waiting and not self.running
+        if idle and self.door and self.door.next_time > self.tally.clock:
+            self.tally.clock = self.door.next_time
+        self.waiting.extend(self.door.let_in(self.tally.clock,
+                                             len(self.waiting) + len(self.running)))
+        self.tally.refusals = self.door.refusals
 
     def grow(self) -> list[int]:
-        """Hand a block to each running chat whose next token starts one; pause to make room."""
+        """Each chat with one token to read takes it, and a block if it starts one;
+        pause the newest to make room."""
         paused = []
+        running, prompt, made, read, slots = (self.running, self.prompt, self.made, self.read,
+                                              self.slots)
         k = 0
-        while k < len(self.running):
-            i = self.running[k]
-            if not self.setup.reserved and self.context(i) % BLOCK_TOKENS == 0:
-                if self.free == 0:
-                    newest = self.running.pop()
-                    self.free += self.held[newest]
-                    self.held[newest] = 0
-                    self.waiting.appendleft(newest)
-                    self.pauses += 1
-                    self.rebuilt += self.context(newest)
-                    paused.append(newest)
+        while k < len(running):
+            i = running[k]
+            context = prompt[i] + made[i]
+            if context - read[i] == 1:
+                new = self.need(context + 1) - len(slots[i])
+                if new > self.pool.free:
+                    paused.append(self.pause_newest())
                     continue  # look at the same position again
-                self.free -= 1
-                self.held[i] += 1
+                self.take(i, new, 1)
             k += 1
         return paused
 
+    def read_on(self) -> list[int]:
+        """Chats part way through their prompt read the next slice, oldest first."""
+        paused = []
+        k = 0
+        while k < len(self.running) and self.left != 0:
+            i = self.running[k]
+            to_read = self.context(i) - self.read[i]
+            if to_read > 1:
+                part = self.portion(to_read)
+                new = self.need(self.read[i] + part + (part == to_read)) - len(self.slots[i])
+                if new > self.pool.free:
+                    paused.append(self.pause_newest())
+                    continue
+                self.take(i, new, part)
+            k += 1
+        return paused
+
+    def take(self, i: int, new: int, part: int) -> None:
+        """Chat i takes `new` blocks and reads `part` tokens this step."""
+        if new:
+            self.pool.take(new)
+            self.slots[i].extend([None] * new)
+        self.slices[i] = part
+        if self.left is not None:
+            self.left -= part
+
+    def pause_newest(self) -> int:
+        """The newest running chat gives back its blocks (and any budget it took this
+        step) and goes to the front of the queue, keeping what it wrote."""
+        j = self.running.pop()
+        if j in self.slices and self.left is not None:
+            self.left += self.slices[j]
+        self.slices.pop(j, None)
+        self.pool.give_back(self.slots[j])
+        self.slots[j] = []
+        self.read[j] = 0
+        self.waiting.appendleft(j)
+        self.tally.pauses += 1
+        self.tally.rebuilt += self.context(j)
+        return j
+
     def join(self) -> list[int]:
-        """Let waiting chats in, in order, while the cap and the free blocks allow."""
+        """Let waiting chats in, in order, while the cap, the budget and the blocks allow."""
         joined = []
-        while self.waiting and len(self.running) < self.setup.cap:
+        while self.waiting and len(self.running) < self.setup.cap and self.left != 0:
             i = self.waiting[0]
-            need = self.setup.join_need(self.context(i))
-            if need > self.free:
+            context = self.context(i)
+            hits = []
+            if self.setup.caching:
+                hits = self.pool.hits(self.block_name(i, j)
+                                      for j in range((context - 1) // BLOCK_TOKENS))
+            start = BLOCK_TOKENS * len(hits)
+            part = self.portion(context - start)
+            new = self.need(start + part + (part == context - start)) - len(hits)
+            if new > self.pool.free - self.pool.cached_among(hits):
                 break
             self.waiting.popleft()
-            self.free -= need
-            self.held[i] = need
+            self.pool.reuse(hits)
+            self.slots[i] = list(hits)
+            self.read[i] = start
             self.running.append(i)
+            self.take(i, new, part)
+            self.tally.lookups += context
+            self.tally.hits += start
             joined.append(i)
         return joined
 
-    def time(self, joined: list[int]) -> float:
+    def time(self) -> float:
         """Advance the clock by this step's time."""
-        read = sum(self.context(i) for i in joined) + len(self.running) - len(joined)
-        cache = sum(self.context(i) for i in self.running)
+        read = sum(self.slices.values())
+        cache = sum(self.read[i] + part for i, part in self.slices.items())
         seconds = self.setup.step_seconds(read, cache)
-        self.clock += seconds
-        self.busy += seconds * len(self.running)
-        self.steps += 1
+        tally = self.tally
+        tally.clock += seconds
+        tally.busy += seconds * len(self.running)
+        tally.steps += 1
+        tally.longest_step = max(tally.longest_step, seconds)
         return seconds
 
-    def write(self) -> list[int]:
-        """Every running chat writes a token; finished chats free their blocks."""
-        finished = []
+    def write(self) -> tuple[list[int], list[int]]:
+        """Chats that read their whole context write a token; finished chats free their blocks.
+        Returns who wrote and who finished."""
+        wrote, finished = [], []
+        prompt, reply, made, read, first, last = (self.prompt, self.reply, self.made, self.read,
+                                                  self.first, self.last)
+        clock, slices, caching = self.tally.clock, self.slices, self.setup.caching
         for i in self.running:
-            self.made[i] += 1
-            if self.first[i] is None:
-                self.first[i] = self.clock
-            self.last[i] = self.clock
-            if self.made[i] == self.chats[i].reply:
+            part = slices.get(i)
+            if part is None:
+                continue
+            if caching:
+                self.name_filled(i, read[i], read[i] + part)
+            read[i] += part
+            if read[i] < prompt[i] + made[i]:
+                continue
+            made[i] += 1
+            wrote.append(i)
+            if first[i] is None:
+                first[i] = clock
+            last[i] = clock
+            if made[i] == reply[i]:
                 finished.append(i)
-                self.free += self.held[i]
-                self.held[i] = 0
+                self.pool.give_back(self.slots[i])
+                self.slots[i] = []
         if finished:
-            self.running = [i for i in self.running if self.made[i] < self.chats[i].reply]
-        return finished
+            self.running = [i for i in self.running if made[i] < reply[i]]
+        return wrote, finished
+
+    def name_filled(self, i: int, before: int, after: int) -> None:
+        """With prefix caching: chat i's cache went from `before` to `after` tokens; the
+        blocks it filled get names (unless a block of that content is in the pool)."""
+        for j in range(before // BLOCK_TOKENS, after // BLOCK_TOKENS):
+            name = self.block_name(i, j)
+            if self.slots[i][j] is None and self.pool.name(name):
+                self.slots[i][j] = name
 
     def result(self) -> ServeResult:
-        return summarize(self.setup, self.chats, self.clock, self.steps, self.pauses,
-                         self.rebuilt, self.busy, self.first, self.last)
+        return summarize(self.setup, self.chats, self.tally, self.first, self.last, self.queue)
 
 
-def serve(chats: Iterable[Chat], cap: int, share: int | None = None,
+def serve(chats: Iterable, cap: int, share: int | None = None,
           longest: int | None = LESSON_LONGEST, reserved: bool = False, *,
           blocks: int | None = None, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-          reserve_bytes: float = RESERVE_BYTES) -> ServeResult:
+          reserve_bytes: float = RESERVE_BYTES, budget: int | None = None,
+          prefix_caching: bool = False, admission: int | None = None) -> ServeResult:
     """Serve `chats` step by step with at most `cap` running at once.
 
     The pool comes from `share` (percent, default 90) or from `blocks`;
     `longest` is the ceiling in tokens (None: no ceiling). Raises
     ServerWontStart if the pool cannot hold one chat of the ceiling.
+    `budget`, `prefix_caching` and `admission` are notebook 6's settings
+    (off by default); chats may be Requests with arrival times.
     """
-    chats = as_chats(chats)
-    server = Server(chats, make_setup(cap, share, longest, reserved, blocks, gpu, model,
-                                      reserve_bytes))
+    server = Server(*start(chats, cap, share, longest, reserved, blocks, gpu, model,
+                           reserve_bytes, budget, prefix_caching, admission))
     while not server.done:
         server.step()
     return server.result()
 
 
-def trace(chats: Iterable[Chat], cap: int, share: int | None = None,
+def trace(chats: Iterable, cap: int, share: int | None = None,
           longest: int | None = None, reserved: bool = False, *, blocks: int | None = None,
           gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-          reserve_bytes: float = RESERVE_BYTES, max_steps: int = 10_000) -> list[Step]:
+          reserve_bytes: float = RESERVE_BYTES, budget: int | None = None,
+          prefix_caching: bool = False, admission: int | None = None,
+          max_steps: int = 10_000) -> list[Step]:
     """The run step by step: who runs, the blocks each holds, pauses and joins.
 
     For small cases (the hand case: two chats, four blocks, no ceiling, which
     is why `longest` defaults to None here); stops with an error past `max_steps`.
     """
-    chats = as_chats(chats)
     max_steps = whole("max_steps", max_steps, 1)
-    server = Server(chats, make_setup(cap, share, longest, reserved, blocks, gpu, model,
-                                      reserve_bytes))
+    server = Server(*start(chats, cap, share, longest, reserved, blocks, gpu, model,
+                           reserve_bytes, budget, prefix_caching, admission))
     steps = []
     while not server.done:
-        if server.steps >= max_steps:
+        if server.tally.steps >= max_steps:
             raise ValueError(f"trace is for small cases: the run passed max_steps={max_steps:,}; "
                              "use serve() for large runs")
         steps.append(server.step(record=True))

@@ -13,13 +13,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kvlesson as kv
-from kvlesson.fast import FastServer, serve_fast
+from kvlesson.fast import serve_fast
 from kvlesson.server import make_setup, serve
+from kvlesson.stretch import stretch_seconds
 
 LESSON_CHATS = kv.lesson_chats()
 CAPS = [2**k for k in range(10)]  # the sweep: 1, 2, 4, ..., 512
-COUNTS = ("cap", "blocks", "tokens", "steps", "pauses", "rebuilt_tokens", "refused")
-TIMES = ("seconds", "avg_running", "wait_ms")
+COUNTS = ("cap", "blocks", "tokens", "steps", "pauses", "rebuilt_tokens", "refused",
+          "proxy_refusals", "hit_tokens", "lookup_tokens", "replies", "arrives_s")
+TIMES = ("seconds", "avg_running", "wait_ms", "longest_step_s")
 
 # A toy model on slow arithmetic: its steps turn from memory-bound to
 # compute-bound inside a stretch, so the closed form's crossing is exercised.
@@ -36,7 +38,7 @@ def close(a: float | None, b: float | None) -> bool:
 
 
 def assert_same(fast: kv.ServeResult, ref: kv.ServeResult) -> None:
-    """Counts equal; times, per run and per chat, within 1e-9 relative."""
+    """Counts equal; times, per run, per chat and in the queue's history, within 1e-9 relative."""
     for name in COUNTS:
         assert getattr(fast, name) == getattr(ref, name), name
     for name in TIMES:
@@ -47,6 +49,8 @@ def assert_same(fast: kv.ServeResult, ref: kv.ServeResult) -> None:
         assert len(ours) == len(theirs)
         bad = [i for i, (a, b) in enumerate(zip(ours, theirs)) if not close(a, b)]
         assert not bad, (name, bad[:5])
+    assert [q[1:] for q in fast.queue] == [q[1:] for q in ref.queue]  # (time, waiting, running)
+    assert all(close(a[0], b[0]) for a, b in zip(fast.queue, ref.queue))
 
 
 def check(chats, cap, **settings_) -> kv.ServeResult:
@@ -197,8 +201,7 @@ def test_stretch_seconds(cache, n, k, gpu):
     model = TOY_MODEL if gpu is not kv.A100_80GB else kv.LLAMA_31_8B
     setup = make_setup(1, blocks=1, longest=None, gpu=gpu, model=model)
     one_by_one = sum(setup.step_seconds(n, cache + n * j) for j in range(k))
-    server = FastServer([kv.Chat(1, 1)], setup)
-    assert math.isclose(server.stretch_seconds(cache, n, k), one_by_one, rel_tol=1e-12)
+    assert math.isclose(stretch_seconds(setup, cache, n, k), one_by_one, rel_tol=1e-12)
 
 
 def test_stretch_crosses_inside():
@@ -208,5 +211,4 @@ def test_stretch_crosses_inside():
     compute = setup.step_seconds(10, 0)
     assert first == compute < last  # the arithmetic floor first, the memory line last
     one_by_one = sum(setup.step_seconds(10, 500 + 10 * j) for j in range(400))
-    server = FastServer([kv.Chat(1, 1)], setup)
-    assert math.isclose(server.stretch_seconds(500, 10, 400), one_by_one, rel_tol=1e-12)
+    assert math.isclose(stretch_seconds(setup, 500, 10, 400), one_by_one, rel_tol=1e-12)

@@ -1,0 +1,88 @@
+"""Benchmark: notebook 6's traffic runs, reference (`serve`) against fast engine (`serve_fast`).
+
+Run from the repository root:
+
+    python benchmarks/bench_traffic.py            # medians over several repeats
+    python benchmarks/bench_traffic.py --quick    # fewer repeats
+
+1. One move of the traffic explorer's sliders: a day of 300 of the lesson's
+   chats arriving at random, with a token budget and a cap (`traffic_view`,
+   which also builds the per-chat table), at several settings.
+2. The same days with prefix caching and a proxy, and notebook 6's office
+   day, reference against fast engine, with the two results compared
+   (counts equal, times within 1e-9 relative).
+
+Times are medians of time.perf_counter over the repeats, in one process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, uninstalled
+
+import kvlesson as kv  # noqa: E402
+from kvlesson import sizing  # noqa: E402
+from kvlesson.traffic_explorer import traffic_view  # noqa: E402
+
+from bench_serve import agree  # noqa: E402
+
+MOVES = [(0.5, 512, 64), (2.0, 512, 64), (2.0, 2_048, 64), (2.0, None, 64), (5.0, 128, 128),
+         (5.0, 8_192, 16)]  # (chats a second, budget, cap)
+
+
+def median_seconds(run: Callable[[], object], repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def slider_moves(repeats: int) -> None:
+    chats = kv.lesson_chats(n=300)
+    print(f"Traffic explorer: one slider move, 300 chats (median of {repeats})")
+    print(f"{'chats/s':>8} {'budget':>7} {'cap':>4} {'ms':>8}")
+    for rate, budget, cap in MOVES:
+        seconds = median_seconds(lambda: traffic_view(chats, rate, budget, cap), repeats)
+        print(f"{rate:>8g} {budget or 'none':>7} {cap:>4} {seconds * 1e3:>8.1f}")
+
+
+def against_reference(repeats: int) -> None:
+    day = kv.poisson_arrivals(kv.lesson_chats(n=300), 2.0, seed=1)
+    cases = {
+        "300 chats, 2/s, budget 512": (day, dict(cap=64, budget=512)),
+        "  + prefix caching, proxy 32": (day, dict(cap=64, budget=512, prefix_caching=True,
+                                                   admission=32)),
+        "office day (3090), caching": (sizing.office(1), dict(cap=64, share=95, longest=16_000,
+                                                             budget=1_024, prefix_caching=True,
+                                                             **sizing.HARDWARE)),
+    }
+    print(f"\nReference against fast engine (median of {repeats})")
+    print(f"{'case':<30} {'steps':>7} {'reference ms':>13} {'fast ms':>8} {'ratio':>6}  same")
+    for label, (chats, settings) in cases.items():
+        ref = kv.serve(chats, **settings)
+        same = agree(kv.serve_fast(chats, **settings), ref)
+        slow = median_seconds(lambda: kv.serve(chats, **settings), max(1, repeats // 2))
+        fast = median_seconds(lambda: kv.serve_fast(chats, **settings), repeats)
+        print(f"{label:<30} {ref.steps:>7,} {slow * 1e3:>13.1f} {fast * 1e3:>8.1f} "
+              f"{slow / fast:>6.1f}  {'yes' if same else 'NO'}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    repeats = 3 if parser.parse_args().quick else 7
+    print(f"Python {sys.version.split()[0]}")
+    slider_moves(repeats)
+    against_reference(repeats)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""The server's settings: the pool, the ceiling, the cap, and the traffic knobs.
+
+`make_setup` checks every setting and sizes the pool once; both engines
+(`server` step by step, `fast` event to event) run on the `Setup` it returns.
+The lesson's settings are the cap, the share (or the blocks) and the ceiling;
+notebook 6 adds the token budget, prefix caching and the admission cap, each
+off by default, which gives the lesson's server.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from typing import Iterable
+
+from kvlesson.arrivals import Request, as_requests
+from kvlesson.chats import Chat
+from kvlesson.floor import (BLOCK_TOKENS, RESERVE_BYTES, ServerWontStart, blocks_for,
+                            check_starts, memory_parts)
+from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.valid import flag, of_type, positive, whole
+
+LESSON_SHARE = 90  # the lesson's memory share, in percent
+LESSON_LONGEST = 8_000  # the lesson's ceiling, in tokens
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a run is served with: the pool, the ceiling, the cap and the hardware.
+
+    `longest` is None for no ceiling. `reserved` holds the full ceiling for
+    every chat from the moment it joins, instead of handing out blocks as it grows.
+    `budget` is the most tokens one step reads (vLLM's max_num_batched_tokens;
+    None: no limit, the lesson's server). `caching` turns prefix caching on.
+    `admission` is the proxy's cap on requests inside the server (None: no proxy).
+    """
+
+    cap: int
+    blocks: int
+    longest: int | None
+    reserved: bool
+    gpu: GPU
+    model: Model
+    budget: int | None = None
+    caching: bool = False
+    admission: int | None = None
+
+    @property
+    def lesson(self) -> bool:
+        """True when none of notebook 6's settings is on (arrivals are the chats' business)."""
+        return self.budget is None and not self.caching and self.admission is None
+
+    def refuses(self, chat: Chat) -> bool:
+        """True for a chat turned away before the run: it passes the ceiling,
+        or (with no ceiling) it could not fit in the whole pool."""
+        if self.longest is not None:
+            return chat.tokens > self.longest
+        return chat.tokens > self.blocks * BLOCK_TOKENS
+
+    @functools.cached_property
+    def roofline(self) -> tuple[int, float, int, int, float]:
+        """The step time's terms, looked up once: 2 x params, peak, weight bytes,
+        cache bytes a token, bandwidth."""
+        model, gpu = self.model, self.gpu
+        return (2 * model.params, gpu.peak_flops, model.weights_bytes, model.bytes_per_token,
+                gpu.bandwidth)
+
+    def step_seconds(self, tokens_read: int, cache_tokens: int) -> float:
+        """One step: the arithmetic for the tokens read, or the bytes moved (weights
+        and every running chat's cache), whichever takes longer."""
+        flops_per_token, peak, weights, per_token, bandwidth = self.roofline
+        compute = flops_per_token * tokens_read / peak
+        memory = (weights + per_token * cache_tokens) / bandwidth
+        return max(compute, memory)
+
+
+def make_setup(cap: int, share: int | None = None, longest: int | None = LESSON_LONGEST,
+               reserved: bool = False, blocks: int | None = None, gpu: GPU = A100_80GB,
+               model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES,
+               budget: int | None = None, prefix_caching: bool = False,
+               admission: int | None = None) -> Setup:
+    """Check the settings and size the pool; raise ServerWontStart if it cannot start.
+
+    The pool comes from `share` (default 90%) or, instead, straight from `blocks`.
+    The budget must cover one token for each of `cap` chats, as vLLM requires
+    (max_num_batched_tokens >= max_num_seqs).
+    """
+    cap = whole("cap", cap, 1)
+    reserved = flag("reserved", reserved)
+    prefix_caching = flag("prefix_caching", prefix_caching)
+    of_type("gpu", gpu, GPU)
+    of_type("model", model, Model)
+    if budget is not None:
+        budget = whole("budget", budget, cap)
+    if admission is not None:
+        admission = whole("admission", admission, 1)
+    if longest is not None:
+        longest = whole("longest", longest, 1)
+    elif reserved:
+        raise ValueError("reserved=True needs a ceiling: give longest (tokens, 1 or more)")
+    if reserved and prefix_caching:
+        raise ValueError("prefix_caching needs blocks handed out as chats grow: "
+                         "use it with reserved=False")
+    if blocks is None:
+        parts = memory_parts(LESSON_SHARE if share is None else share, gpu, model, reserve_bytes)
+        if longest is not None:
+            check_starts(parts, longest)
+        blocks = parts.blocks
+    else:
+        if share is not None:
+            raise ValueError("give the pool as share (percent) or as blocks, not both")
+        blocks = whole("blocks", blocks, 1)
+        positive("reserve_bytes", reserve_bytes, zero_ok=True)  # unused here, but still checked
+        if longest is not None and blocks < blocks_for(longest):
+            raise ServerWontStart(
+                f"blocks must be at least {blocks_for(longest):,} to hold one chat of the "
+                f"longest length ({longest:,} tokens), got {blocks:,}")
+    return Setup(cap, blocks, longest, reserved, gpu, model, budget, prefix_caching, admission)
+
+
+def accepted(setup: Setup, chats: list[Chat]) -> list[int]:
+    """Indices of the chats that are served; the rest are refused (and counted)."""
+    ids = [i for i, chat in enumerate(chats) if not setup.refuses(chat)]
+    if not ids:
+        ceiling = f"{setup.longest:,} tokens" if setup.longest else f"the pool of {setup.blocks:,} blocks"
+        raise ValueError(f"every chat passes the ceiling ({ceiling}); nothing to serve")
+    return ids
+
+
+def start(chats: Iterable, cap: int, share: int | None, longest: int | None, reserved: bool,
+          blocks: int | None, gpu: GPU, model: Model, reserve_bytes: float,
+          budget: int | None, prefix_caching: bool, admission: int | None
+          ) -> tuple[list[Request], Setup]:
+    """The chats as Requests and the checked settings, for either engine."""
+    chats = as_requests(chats)
+    return chats, make_setup(cap, share, longest, reserved, blocks, gpu, model, reserve_bytes,
+                             budget, prefix_caching, admission)

@@ -1,0 +1,137 @@
+"""Notebook 6's explorer: a day of chats, with arrival-rate, budget and cap sliders.
+
+`traffic_view` serves the day with the fast engine and says what users
+feel; `TrafficChart` draws each chat's time to first token and gap between
+tokens in the order the chats arrived (fixed log axes, so the dots move, not
+the scale); `TrafficExplorer` wires the sliders to them. Needs the course
+extra (ipywidgets).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+import ipywidgets as w
+from matplotlib.figure import Figure
+
+from kvlesson.arrivals import poisson_arrivals
+from kvlesson.chats import Chat, as_chats, lesson_chats
+from kvlesson.fast import serve_fast
+from kvlesson.figures import BLUE, GREY, VERMILION
+from kvlesson.latency import Latency, chat_times, latency
+from kvlesson.sweep import CAPS
+from kvlesson.valid import positive, whole
+from kvlesson.widgets import Explorer, slider
+
+RATES = (0.1, 0.2, 0.5, 1.0, 2.0, 3.0, 5.0)  # chats a second
+BUDGETS = (128, 512, 2_048, 8_192, 0)  # tokens a step; 0 on the slider: no budget
+DAY = 300  # chats in the explorer's day
+MOST_CAP = BUDGETS[0]  # the cap slider stops at the smallest budget (vLLM: budget >= cap)
+# The fixed axes: TTFT from 5 ms to 10 minutes, ITL from 5 ms to 1 s.
+TTFT_RANGE, ITL_RANGE = (0.005, 600.0), (0.005, 1.0)
+
+
+@dataclass(frozen=True)
+class TrafficView:
+    """One setting's day: per chat (arrival order) TTFT and ITL, and the run's report."""
+
+    rate: float
+    budget: int | None
+    cap: int
+    ttft_s: list[float]
+    itl_s: list[float]
+    report: Latency
+
+    @property
+    def caption(self) -> str:
+        r = self.report
+        budget = "no budget" if self.budget is None else f"a budget of {self.budget:,} tokens"
+        return (f"**{self.rate:g} chats a second, cap {self.cap}, {budget}:** time to first "
+                f"token p50 {r.ttft.p50:.2f} s, p95 {r.ttft.p95:.2f} s, p99 {r.ttft.p99:.2f} s; "
+                f"gap between tokens p95 {r.itl.p95 * 1000:.1f} ms; {r.tokens_per_s:,.0f} "
+                f"tokens/s; at most {r.most_waiting} waiting; {r.pauses} pauses.")
+
+
+def traffic_view(chats: list[Chat], rate: float, budget: int | None, cap: int,
+                 seed: int = 0, **settings) -> TrafficView:
+    """The chats arriving at `rate` a second (Poisson, `seed`), served with this budget and cap."""
+    result = serve_fast(poisson_arrivals(chats, rate, seed), cap, budget=budget, **settings)
+    times = chat_times(result).sort_values("sent_s")
+    return TrafficView(rate, budget, cap, list(times["ttft_s"]), list(times["itl_s"]),
+                       latency(result))
+
+
+class TrafficChart:
+    """Each chat's TTFT (left) and ITL (right), in arrival order, with the p95 as a line."""
+
+    def __init__(self, view: TrafficView):
+        self.figure = Figure(figsize=(9, 3.4), layout="constrained")
+        self.axes = self.figure.subplots(1, 2)
+        self.dots, self.p95 = [], []
+        for ax, label, limits, colour in (
+                (self.axes[0], "time to first token (s)", TTFT_RANGE, BLUE),
+                (self.axes[1], "gap between tokens (s)", ITL_RANGE, VERMILION)):
+            self.dots.append(ax.plot([], [], ".", color=colour, markersize=4)[0])
+            self.p95.append(ax.axhline(1, color=GREY, linewidth=2, linestyle="--"))
+            ax.set_yscale("log")
+            ax.set_ylim(*limits)
+            ax.set_xlim(0, len(view.ttft_s))
+            ax.set_xlabel("chats, in the order they arrived")
+            ax.set_ylabel(label)
+            ax.grid(alpha=0.3)
+        self.title = self.figure.suptitle(" ", fontsize=10)
+        self.moving = [*self.dots, *self.p95, self.title]
+        self.update(view)
+
+    def update(self, view: TrafficView) -> None:
+        spreads = (view.report.ttft, view.report.itl)
+        for dots, line, values, spread in zip(self.dots, self.p95, (view.ttft_s, view.itl_s),
+                                              spreads):
+            dots.set_data(range(len(values)), values)
+            line.set_ydata([spread.p95] * 2)
+        self.title.set_text("dashed lines: p95 across chats")
+
+
+def traffic_chart(view: TrafficView) -> Figure:
+    """The day's TTFT and ITL per chat, for a notebook to show once."""
+    return TrafficChart(view).figure
+
+
+class TrafficExplorer(Explorer):
+    """Arrival-rate, budget and cap sliders over a day of chats (notebook 6).
+
+    `budget` is one of BUDGETS (0: no budget); `cap` at most the smallest budget.
+    """
+
+    def __init__(self, chats: Iterable[Chat] | None = None, rate: float = 1.0,
+                 budget: int = 512, cap: int = 64, **settings):
+        self.chats = lesson_chats(n=DAY) if chats is None else as_chats(chats)
+        self.settings = settings
+        rate = positive("rate", rate)
+        cap = whole("cap", cap, 1, MOST_CAP)
+        if budget not in BUDGETS:
+            raise ValueError(f"budget must be one of {', '.join(map(str, BUDGETS))} "
+                             f"(0: no budget), got {budget!r}")
+        self.rate = slider(w.SelectionSlider, "arrivals (chats/s)",
+                           options=[(f"{r:g}", r) for r in sorted(set(RATES) | {rate})],
+                           value=rate)
+        self.budget = slider(w.SelectionSlider, "token budget a step",
+                             options=[(f"{b:,}" if b else "none", b) for b in BUDGETS],
+                             value=budget)
+        self.cap = slider(w.SelectionSlider, "cap (most chats at once)",
+                          options=sorted({c for c in CAPS if 2 <= c <= MOST_CAP} | {cap}),
+                          value=cap)
+        view = self.view()
+        super().__init__([self.rate, self.budget, self.cap], TrafficChart(view))
+        self.refresh()
+
+    def view(self) -> TrafficView:
+        return traffic_view(self.chats, self.rate.value, self.budget.value or None,
+                            self.cap.value, **self.settings)
+
+    def refresh(self) -> TrafficView:
+        view = self.view()
+        self.chart.update(view)
+        self.redraw(view.caption)
+        return view
