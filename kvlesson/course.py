@@ -1,6 +1,7 @@
 """Build the course: execute the instructor notebooks, release the student ones.
 
     python -m kvlesson.course build                  # after editing solutions/
+    python -m kvlesson.course build 02_ceiling       # only the assignments named
     python -m kvlesson.course for --gpu H100_80GB --out course-h100
 
 `build` runs every notebook in solutions/ in place (so its stored outputs are
@@ -134,13 +135,21 @@ def run(command: list[str], cwd: Path) -> None:
         raise RuntimeError(f"{' '.join(command)} failed in {cwd}:\n{done.stdout}\n{done.stderr}")
 
 
-def build(root: Path = ROOT) -> None:
-    """Execute every instructor notebook in place, then regenerate the release."""
+def build(root: Path = ROOT, names: list[str] | None = None) -> None:
+    """Execute the instructor notebooks of `names` (default: every assignment) in place,
+    then regenerate their release."""
+    known = assignments(root)
+    unknown = sorted(set(names or ()) - set(known))
+    if unknown:
+        raise ValueError(f"no assignment {', '.join(unknown)} in solutions/; "
+                         f"the assignments are {', '.join(known)}")
     for path in notebook_paths(root / "solutions"):
+        if names and path.parent.name not in names:
+            continue
         print(f"executing {path.relative_to(root)}")
         execute(path, root)
     print("releasing with nbgrader")
-    release(root)
+    release(root, names)
 
 
 def course_for(out: Path, gpu: str, model: str, share: int | None = None,
@@ -183,7 +192,9 @@ def course_for(out: Path, gpu: str, model: str, share: int | None = None,
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kvlesson.course", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("build", help="execute solutions/ and regenerate notebooks/")
+    builder = commands.add_parser("build", help="execute solutions/ and regenerate notebooks/")
+    builder.add_argument("names", nargs="*", metavar="ASSIGNMENT",
+                         help="only these assignments (folders of solutions/); default: all")
     other = commands.add_parser("for", help="write the course, executed, for other hardware")
     other.add_argument("--gpu", required=True, help="A100_80GB, A100_80GIB, A100_40GB or H100_80GB")
     other.add_argument("--model", default="LLAMA_31_8B", help="LLAMA_31_8B, LLAMA_33_70B or QWEN25_7B")
@@ -195,7 +206,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
     try:
         if args.command == "build":
-            build()
+            build(names=args.names)
         else:
             course_for(args.out, args.gpu, args.model, args.share, args.longest, args.cap)
     except (ValueError, RuntimeError) as error:

@@ -36,7 +36,8 @@ import pytest
 from nbgrader.validator import Validator
 
 import kvlesson as kv
-from kvlesson import course, story, tables
+from kvlesson import course, real_numbers, story, tables
+from kvlesson.startup import startup
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted(p for p in (ROOT / "solutions").glob("*/*.ipynb")
@@ -166,6 +167,8 @@ def expected_outputs(name: str, parameters: dict) -> dict[str, str]:
         result = kv.serve(kv.lesson_chats(), cap=256, share=share, longest=longest, gpu=gpu,
                           model=model)
         want["pauses"] = story.pause_count(result, share)
+    elif name == "05_real_server":
+        want["start-up walk"] = real_numbers.walk(startup(gpu, model, share, longest))
     return {label: str(text) for label, text in want.items()}
 
 
