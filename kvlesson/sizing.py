@@ -15,6 +15,7 @@ import itertools
 import math
 import random
 from dataclasses import dataclass
+from typing import Callable
 
 from kvlesson.arrivals import Request, burst_arrivals, office_day
 from kvlesson.chats import Chat
@@ -211,6 +212,18 @@ def verdict(name: str, choice: Choice | dict, seed: int = SHOWN_SEED) -> Verdict
                         f"{report.tokens_per_s / top:.0%} of the best choice's {top:,.1f} "
                         f"(needs {NEAR_BEST:.0%})")
     return Verdict(not problems, report, top, tuple(problems))
+
+
+def explain(name: str, get_choice: Callable[[], Choice | dict]) -> str:
+    """What a self-check prints above its verdict: the verdict on the shown day with its
+    reasons, or, when the student's answer did not run or is not a choice, what is wrong
+    (the self-check under it then says "Not yet:")."""
+    try:
+        return str(verdict(name, get_choice()))
+    except NameError as error:
+        return f"{error}: run your answer cell first."
+    except (TypeError, ValueError) as error:
+        return str(error)
 
 
 def meets(name: str, choice: Choice | dict, seed: int = SHOWN_SEED) -> bool:
