@@ -5,6 +5,9 @@ solutions/<assignment>/, the student release in notebooks/<assignment>/.
 See docs/instructors.md for a term's commands.
 """
 
+from nbgrader.converters.autograde import Autograde
+from nbgrader.preprocessors import Execute
+
 c = get_config()  # noqa: F821 - provided by nbgrader
 
 c.CourseDirectory.course_id = "kvlesson"
@@ -13,6 +16,14 @@ c.CourseDirectory.release_directory = "notebooks"
 # The gradebook is nbgrader's default, SQLite in the course root (gradebook.db,
 # never committed); a relative db_url would follow the folder nbgrader starts in.
 
+# Autograde runs each submission's kernel in the grading box (kvlesson/box: bubblewrap,
+# no network, the course root, gradebook and exchange hidden) and rescues a cell that
+# kills its kernel or cannot be interrupted: that cell scores 0 and is flagged, the other
+# cells are graded. `python -m kvlesson.grade ASSIGNMENT` runs this autograde, then marks.
+c.Autograde.autograde_preprocessors = [
+    "kvlesson.box.execute.BoxedExecute" if step is Execute else step
+    for step in Autograde.class_traits()["autograde_preprocessors"].default()
+]
 # A student's cell may loop or hang: stop it after 30 s (no cell of the
 # course needs more than a few), and grading goes on with the other cells.
 c.Execute.timeout = 30

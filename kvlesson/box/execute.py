@@ -1,0 +1,174 @@
+"""Autograde's Execute step in the box, and the rescue of a killed or stuck kernel.
+
+nbgrader_config.py puts `BoxedExecute` in place of nbgrader's Execute. For each notebook
+it starts the kernel through the launcher (kvlesson.box.launch), in bwrap. A cell that
+kills its kernel (`os._exit`) or cannot be interrupted (a loop that catches
+KeyboardInterrupt) no longer costs the whole submission: that cell gets an error (so its
+tests score 0) and a flag, a new kernel runs again the cells before it, and grading goes on
+with the next cell. Nothing is left as a "failed" submission for nbgrader to retry on every
+later autograde. What the watch reports is flagged on the cell that was running.
+"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from jupyter_client.kernelspec import KernelSpec
+from jupyter_client.manager import AsyncKernelManager
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.client import NotebookClient
+from nbformat import NotebookNode
+from nbgrader.coursedir import CourseDirectory
+from nbgrader.exchange.default.exchange import Exchange
+from nbgrader.preprocessors import Execute
+from traitlets import Bool, List, Unicode
+
+from kvlesson.box.flags import LOST, STUCK, TAMPER, BoxFlag, grade_id_of, write_flags
+from kvlesson.box.walls import bwrap_path
+
+RESCUE_ERRORS = {LOST: "KernelDied", STUCK: "CellNotInterruptible"}
+
+
+class BoxedKernelManager(AsyncKernelManager):
+    """A kernel manager whose kernel command is the box launcher: the kernelspec is the
+    notebook's own (python3), with its command replaced and interrupts sent as messages
+    (a signal cannot reach a kernel in its own session)."""
+    launcher = List(Unicode(), help="the launcher's command, before ipykernel's arguments")
+
+    @property
+    def kernel_spec(self) -> KernelSpec | None:
+        spec = super().kernel_spec
+        if spec is None or spec.metadata.get("kvlesson_box"):
+            return spec
+        if spec.language.lower() != "python":
+            raise RuntimeError(f"the grading box runs Python kernels, not {spec.language!r}")
+        boxed = KernelSpec(**{**spec.to_dict(), "resource_dir": spec.resource_dir})
+        boxed.argv = [*self.launcher, "--", "-f", "{connection_file}"]
+        boxed.interrupt_mode = "message"
+        boxed.metadata = {**spec.metadata, "kvlesson_box": True}
+        self._kernel_spec = boxed
+        return boxed
+
+
+class BoxedExecute(Execute):
+    """nbgrader's Execute, with each kernel in the box and a rescue for lost cells."""
+    boxed = Bool(True, help="run each kernel in the bubblewrap box (needs `bwrap`); "
+                 "switch off only where student code is trusted").tag(config=True)
+
+    def create_kernel_manager(self) -> AsyncKernelManager:
+        if not self.boxed:
+            return super().create_kernel_manager()
+        self.kernel_manager_class = BoxedKernelManager
+        self._kernels += 1
+        connections = self._run_dir / "connections"
+        self._events = self._run_dir / f"events-{self._kernels}.log"
+        self._events.touch()
+        self._events_read = 0
+        km = super().create_kernel_manager()
+        km.transport = "ipc"
+        km.connection_file = str(connections / f"kernel-{self._kernels}.json")
+        km.ip = str(connections / f"kernel-{self._kernels}-ipc")
+        km.launcher = self._launcher(connections)
+        return km
+
+    def _launcher(self, connections: Path) -> list[str]:
+        coursedir = CourseDirectory(config=self.config)
+        course = Path(coursedir.root or ".").resolve()
+        exchange = self.config.get("Exchange", {}).get("root", Exchange.root.default_value)
+        work = Path(self.resources.get("metadata", {}).get("path") or ".").resolve()
+        return [sys.executable, "-m", "kvlesson.box", "--course", str(course),
+                "--work", str(work), "--connections", str(connections),
+                "--events", str(self._events), "--hide", str(exchange)]
+
+    def preprocess(self, nb: NotebookNode, resources=None, km=None):
+        """Run every cell; after a lost or stuck cell, restart and go on."""
+        NotebookClient.__init__(self, nb, km)
+        self.reset_execution_trackers()
+        self._check_assign_resources(resources)
+        if self.boxed:
+            bwrap_path()  # a clear error before any kernel starts
+        self._run_dir = Path(tempfile.mkdtemp(prefix="kvlesson-box-"))
+        (self._run_dir / "connections").mkdir()
+        self._kernels, self._flags, self._lost = 0, [], set()
+        try:
+            start = 0
+            while start is not None:
+                start = self._run_from(start)
+        finally:
+            shutil.rmtree(self._run_dir, ignore_errors=True)
+        self.set_widgets_metadata()
+        write_flags(self.nb, self._flags, self.boxed)
+        return self.nb, self.resources
+
+    def _run_from(self, start: int) -> int | None:
+        """In a new kernel, run again the cells before `start` that did not lose their
+        kernel, then the cells from `start` on; the index to go on from after a lost or
+        stuck cell, or None when the notebook is done."""
+        self.shutdown_kernel = "graceful"
+        resume, index = None, start
+        with self.setup_kernel():
+            info = self.wait_for_reply(self.kc.kernel_info())
+            self.nb.metadata["language_info"] = info["content"]["language_info"]
+            if not all(self._again(i) for i in range(start) if i not in self._lost):
+                return start
+            self._watch(None)  # a cell run again reports again what was flagged already
+            for index in range(start, len(self.nb.cells)):
+                try:
+                    self.preprocess_cell(self.nb.cells[index], self.resources, index)
+                except (DeadKernelError, CellTimeoutError) as error:
+                    self._rescue(index, LOST if isinstance(error, DeadKernelError) else STUCK)
+                    resume = index + 1
+                    break
+                finally:
+                    self._watch(index)
+        self._watch(index)  # what came while the kernel shut down
+        return resume
+
+    def _again(self, index: int) -> bool:
+        """Run cell `index` again in the new kernel, its outputs thrown away; False (and the
+        cell counts as lost) if it loses this kernel too."""
+        original = self.nb.cells[index]
+        try:
+            self.execute_cell(copy.deepcopy(original), index, store_history=False)
+        except (DeadKernelError, CellTimeoutError) as error:
+            self.nb.cells[index] = original
+            self._rescue(index, LOST if isinstance(error, DeadKernelError) else STUCK)
+            return False
+        self.nb.cells[index] = original
+        return True
+
+    def _rescue(self, index: int, kind: str) -> None:
+        """Cell `index` lost its kernel: give it an error output (its tests score 0), flag
+        it, and have the kernel killed rather than waited for."""
+        cell = self.nb.cells[index]
+        reason = (f"cell {index} {kind}: it scores 0, the kernel was restarted and "
+                  "grading went on with the next cell")
+        cell.setdefault("outputs", []).append(NotebookNode(
+            output_type="error", ename=RESCUE_ERRORS[kind], evalue=reason,
+            traceback=[f"{RESCUE_ERRORS[kind]}: {reason}"]))
+        self._lost.add(index)
+        self._flags.append(BoxFlag(index, grade_id_of(cell), kind, reason))
+        self.log.warning("kvlesson box: %s", reason)
+        self.shutdown_kernel = "immediate"
+
+    def _watch(self, index: int | None) -> None:
+        """Flag on cell `index` what the watch reported since the last look (drop it if
+        `index` is None)."""
+        if not self.boxed:
+            return
+        with self._events.open("rb") as log:
+            log.seek(self._events_read)
+            lines = log.read().decode("utf-8", "replace").splitlines(keepends=True)
+        complete = [line for line in lines if line.endswith("\n")]
+        self._events_read += sum(len(line.encode()) for line in complete)
+        if index is None or index >= len(self.nb.cells):
+            return
+        cell = self.nb.cells[index]
+        for line in complete:
+            event, reason, detail = (line.rstrip("\n").split("\t", 2) + ["", ""])[:3]
+            self._flags.append(BoxFlag(index, grade_id_of(cell), TAMPER,
+                                       f"cell {index} {reason} ({event} {detail})".strip()))

@@ -1,0 +1,130 @@
+"""The walls of the box: what a graded submission's kernel sees, hides and may write.
+
+The box is Debian's bubblewrap (`bwrap`). Inside it the whole system is read-only; the
+course root (gradebook.db, solutions/, keys/, the other students' folders), the exchange,
+the grader's home and /tmp are hidden behind empty file systems; only the submission's own
+working copy and the folder of its connection files are writable. The kernel has no
+network (its own network namespace: it talks to the grader over Unix sockets in the
+connection folder), its own process namespace (nothing it starts outlives it), no
+capabilities (even as root it cannot unmount a wall) and a clean environment (no token of
+the grader's session reaches it).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BWRAP = "bwrap"  # Debian package `bubblewrap`
+# Environment variables the kernel keeps; everything else (tokens, the hub's API key) is dropped.
+KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "MPLBACKEND",
+                    "NBGRADER_EXECUTION", "PYDEVD_DISABLE_FILE_VALIDATION")
+
+
+def bwrap_path() -> str:
+    """The bwrap program, or a clear error saying how to install it."""
+    found = shutil.which(BWRAP)
+    if found is None:
+        raise RuntimeError("the grading box needs bubblewrap: install it with "
+                           "`apt-get install bubblewrap` (Debian, Ubuntu) and grade again")
+    return found
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """Whether `path` is `folder` or lies under it."""
+    return path == folder or folder in path.parents
+
+
+def package_paths() -> list[Path]:
+    """What the kernel needs to read even where it lies in a hidden folder: Python, its
+    import path (a virtual environment or a pyenv under the home folder) and kvlesson itself
+    (an editable install lives in the course repository)."""
+    import kvlesson
+
+    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(kvlesson.__file__).parent}
+    paths.update(Path(entry) for entry in sys.path if entry and Path(entry).is_dir())
+    return sorted(path.resolve() for path in paths)
+
+
+def course_repository() -> Path | None:
+    """The repository kvlesson is installed from when it is an editable install (it then
+    holds solutions/), else None."""
+    import kvlesson
+
+    repository = Path(kvlesson.__file__).resolve().parent.parent
+    return repository if (repository / "solutions").is_dir() else None
+
+
+@dataclass(frozen=True)
+class Walls:
+    """One box: the folders emptied, shown again read-only, and writable.
+
+    `hidden` folders become empty and read-only (a hidden file reads as empty), `scratch`
+    folders become empty and writable, `shown` are bound back read-only where they lie in a
+    hidden or scratch folder, `work` and `connections` (the working copy and the connection
+    folder) are writable; the notebooks in the working copy stay read-only.
+    """
+    work: Path
+    connections: Path
+    hidden: tuple[Path, ...]
+    scratch: tuple[Path, ...] = (Path("/tmp"), Path("/var/tmp"))
+    shown: tuple[Path, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def for_submission(cls, course: Path, work: Path, connections: Path,
+                       also_hidden: tuple[Path, ...] = ()) -> Walls:
+        """The walls for grading the working copy `work` of a course rooted at `course`:
+        the course root, the course repository, the exchange and any `also_hidden` folder
+        disappear, the grader's home and /tmp are emptied; Python and kvlesson stay readable."""
+        hidden = {course, *also_hidden, *filter(None, [course_repository()])}
+        hidden = tuple(sorted(p.resolve() for p in hidden if p.exists()))
+        home = Path.home().resolve()
+        scratch = tuple(sorted({Path("/tmp"), Path("/var/tmp")} | ({home} - {Path("/")})))
+        emptied = hidden + scratch
+        shown = tuple(p for p in package_paths()
+                      if any(inside(p, e) for e in emptied) and p not in emptied)
+        return cls(work.resolve(), connections.resolve(), hidden, scratch, shown)
+
+    def arguments(self) -> list[str]:
+        """bwrap's arguments for these walls, in the order bwrap needs (a folder emptied
+        before what is shown again inside it)."""
+        args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        for path in sorted(self.hidden + self.scratch, key=lambda p: len(p.parts)):
+            args += (["--ro-bind", "/dev/null", str(path)] if path.is_file()
+                     else ["--tmpfs", str(path)])
+        for path in self.shown:
+            args += ["--ro-bind", str(path), str(path)]
+        for path in (self.work, self.connections):
+            args += ["--bind", str(path), str(path)]
+        for notebook in sorted(self.work.glob("*.ipynb")):
+            args += ["--ro-bind", str(notebook), str(notebook)]
+        for path in self.hidden:
+            if path.is_dir():
+                args += ["--remount-ro", str(path)]
+        return args
+
+
+def isolation_arguments() -> list[str]:
+    """No network, own process, IPC and host namespaces, a new session (no terminal to
+    type into), no capabilities, and the box dies with the process that started it."""
+    return ["--unshare-all", "--new-session", "--die-with-parent", "--cap-drop", "ALL"]
+
+
+def environment_arguments(home: Path) -> list[str]:
+    """A clean environment: the kept variables, and an empty home."""
+    # JPY_PARENT_PID=1: ipykernel neither watches its parent (in the box that is bwrap's
+    # init, pid 1) nor prints its connection banner.
+    args = ["--clearenv", "--setenv", "HOME", str(home), "--setenv", "JPY_PARENT_PID", "1"]
+    for name in KEPT_ENVIRONMENT:
+        if name in os.environ:
+            args += ["--setenv", name, os.environ[name]]
+    return args
+
+
+def bwrap_command(walls: Walls, command: list[str]) -> list[str]:
+    """The whole command that runs `command` in the box, in the working copy."""
+    return [bwrap_path(), *walls.arguments(), *isolation_arguments(),
+            *environment_arguments(Path.home()), "--chdir", str(walls.work), "--", *command]
