@@ -7,17 +7,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The browser test drives Debian's chromium (never Playwright's own download).
-if [ ! -x /usr/bin/chromium ]; then
+# The browser test drives Debian's chromium (never Playwright's own download); autograde
+# runs each submission in Debian's bubblewrap (the grading box, kvlesson/box).
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/bwrap ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium bubblewrap >/dev/null
   else
-    echo "The browser test needs Debian's chromium: sudo apt-get install -y chromium" >&2
+    echo "The tests need Debian's chromium and bubblewrap: sudo apt-get install -y chromium bubblewrap" >&2
     exit 1
   fi
 fi
 
 python -m pip install -q --disable-pip-version-check -e ".[course,test]"
+# tests/test_hub.py runs a real JupyterHub with real accounts, as root (it skips otherwise):
+# JupyterHub, its proxy (npm) and the course go into /opt/kvlesson-hub; quick once there.
+if [ "$(id -u)" = 0 ]; then
+  bash hub/setup.sh
+fi
 # --nbval re-runs solutions/ and compares every stored text output.
 python -m pytest --nbval "$@"

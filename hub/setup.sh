@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Install the course's single-machine JupyterHub (run as root):
+#
+#   sudo bash hub/setup.sh
+#
+# What it makes in /opt/kvlesson-hub, a folder every account can read (a hub started as root runs
+# each user's server as that user, so the user must be able to run this Python):
+#
+#   PREFIX/venv        a virtual environment from Debian's /usr/bin/python3 with
+#                      JupyterHub and the course at the versions of
+#                      binder/requirements.txt (kvlesson installed as a package,
+#                      not editable, so solutions/ stays out of it)
+#   PREFIX/proxy       configurable-http-proxy, JupyterHub's proxy, from npm
+#   PREFIX/etc/...     the Jupyter configuration the hub hands each account,
+#                      copied from hub/ (see hub/jupyterhub_config.py)
+#
+# Re-running it is quick: packages are reinstalled only when a version or the
+# package's source changed; the configuration is copied every time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PREFIX=/opt/kvlesson-hub      # also in hub/jupyterhub_config.py
+JUPYTERHUB_VERSION=6.1.1        # PyPI, November 2026
+PROXY_VERSION=5.3.0             # npm configurable-http-proxy, November 2026
+VENV="$PREFIX/venv"
+if [ "$(id -u)" != 0 ]; then
+    echo "hub/setup.sh installs into $PREFIX for every account: run it as root" >&2
+    exit 1
+fi
+for tool in npm node; do
+    if ! command -v "$tool" >/dev/null; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+        break
+    fi
+done
+if ! /usr/bin/python3 -c "import venv, ensurepip" 2>/dev/null; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+fi
+
+umask 022
+mkdir -p "$PREFIX"
+# The packages' stamp: the versions above, the pins, and the package's source.
+stamp="$( { echo "$JUPYTERHUB_VERSION $PROXY_VERSION"; cat binder/requirements.txt pyproject.toml;
+            find kvlesson -name '*.py' | sort | xargs cat; } | sha256sum | cut -d' ' -f1)"
+if [ "$(cat "$PREFIX/packages.stamp" 2>/dev/null)" != "$stamp" ]; then
+    [ -x "$VENV/bin/python" ] || /usr/bin/python3 -m venv "$VENV"
+    # The package alone, outside the checkout, so that pip's build leaves no files here.
+    package="$(mktemp -d)"
+    trap 'rm -rf "$package"' EXIT
+    cp -r pyproject.toml README.md kvlesson "$package/"
+    # The pins, JupyterHub and whatever the package asks for; then the package itself
+    # again, so that a changed source replaces an installed copy of the same version.
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
+        "jupyterhub==$JUPYTERHUB_VERSION" -r <(grep -v '^-e' binder/requirements.txt) \
+        "$package[course]"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
+        --force-reinstall "$package"
+    npm install -s --no-audit --no-fund --prefix "$PREFIX/proxy" \
+        "configurable-http-proxy@$PROXY_VERSION" >/dev/null
+    echo "$stamp" > "$PREFIX/packages.stamp"
+fi
+
+# The configuration the hub hands out (hub/jupyterhub_config.py names these folders).
+rm -rf "$PREFIX/etc"
+mkdir -p "$PREFIX/etc/everyone" "$PREFIX/etc/instructor" "$PREFIX/etc/student"
+cp hub/nbgrader_config.py "$PREFIX/etc/everyone/nbgrader_config.py"
+cp hub/server_config.py "$PREFIX/etc/everyone/jupyter_server_config.py"
+cp hub/instructor_nbgrader_config.py "$PREFIX/etc/instructor/nbgrader_config.py"
+cp hub/instructor_server_config.py "$PREFIX/etc/instructor/jupyter_server_config.py"
+JUPYTER_CONFIG_DIR="$PREFIX/etc/student" "$VENV/bin/python" hub/student_config.py
+chmod -R a+rX,go-w "$PREFIX"
+echo "JupyterHub for kvlesson installed in $PREFIX"
