@@ -49,6 +49,14 @@ def notebook_paths(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts)
 
 
+def has_exercises(name: str, root: Path = ROOT) -> bool:
+    """Whether an assignment grades anything: False for a reading page (the closing page),
+    whose release has no answer cell and no test to fail."""
+    return any(cell.metadata.get("nbgrader", {}).get("grade")
+               for path in notebook_paths(root / "solutions") if path.parent.name == name
+               for cell in nbformat.read(path, as_version=4).cells)
+
+
 COURSE_FILES = ("nbgrader_config.py",)  # what nbgrader reads in a course root
 SOLUTION_MARKERS = re.compile(r"^[ \t]*### (BEGIN|END) SOLUTION[ \t]*\n?", flags=re.M)
 

@@ -131,6 +131,14 @@ def _imported(node: ast.AST) -> list[str]:
     return []
 
 
+def _names_one(text: str, forbidden: set[str]) -> bool:
+    """Whether a string could name a forbidden function for getattr or an import: a name or
+    a dotted path ("memory_parts", "kv.memory_parts") with one of them as a part. Prose, such
+    as a docstring that says "the p-th percentile", names nothing."""
+    words = text.strip().split(".")
+    return all(word.isidentifier() for word in words) and not forbidden.isdisjoint(words)
+
+
 def scan(source: str, forbidden: set[str], modules: set[str]) -> list[str]:
     """Signs of tampering in an answer cell's code, read and never run: imports of the
     kernel's machinery, dunder attributes, reflection, writes to the attributes of
@@ -154,7 +162,7 @@ def scan(source: str, forbidden: set[str], modules: set[str]) -> list[str]:
         if word in TAMPER_NAMES or (word.startswith("__") and word.endswith("__")
                                     and not isinstance(node, ast.Constant)):
             found.append(f"uses {word}")
-        if isinstance(node, ast.Constant) and any(name in word for name in forbidden):
+        if isinstance(node, ast.Constant) and _names_one(word, forbidden):
             found.append(f"has the string {word[:40]!r}, which names a function not to use here")
         if isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
             root = _root_name(node.value) if isinstance(node, ast.Attribute) else None

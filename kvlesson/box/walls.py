@@ -116,8 +116,11 @@ def isolation_arguments() -> list[str]:
 def environment_arguments(home: Path) -> list[str]:
     """A clean environment: the kept variables, and an empty home."""
     # JPY_PARENT_PID=1: ipykernel neither watches its parent (in the box that is bwrap's
-    # init, pid 1) nor prints its connection banner.
-    args = ["--clearenv", "--setenv", "HOME", str(home), "--setenv", "JPY_PARENT_PID", "1"]
+    # init, pid 1) nor prints its connection banner. PYTHONDONTWRITEBYTECODE: the system is
+    # read-only in the box, and an import that tried to refresh a stale .pyc in the package
+    # would be reported as the student's cell writing outside its working copy.
+    args = ["--clearenv", "--setenv", "HOME", str(home), "--setenv", "JPY_PARENT_PID", "1",
+            "--setenv", "PYTHONDONTWRITEBYTECODE", "1"]
     for name in KEPT_ENVIRONMENT:
         if name in os.environ:
             args += ["--setenv", name, os.environ[name]]
