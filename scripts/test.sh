@@ -25,5 +25,7 @@ python -m pip install -q --disable-pip-version-check -e ".[course,test]"
 if [ "$(id -u)" = 0 ]; then
   bash hub/setup.sh
 fi
-# --nbval re-runs solutions/ and compares every stored text output.
-python -m pytest --nbval "$@"
+# --nbval re-runs solutions/ and compares every stored text output. Two workers (the
+# machine's cores), each test file on one of them: the heavy files (the browser, Binder's
+# environment, the hub, grading a class) mostly wait on servers and kernels.
+python -m pytest --nbval -n 2 --dist loadfile "$@"

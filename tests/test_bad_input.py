@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import kvlesson as kv
-from kvlesson import answers
+from kvlesson import probes
 from kvlesson.numbers import lesson_numbers
 from kvlesson.specs import LLAMA_31_8B_CONFIG
 
@@ -366,37 +366,46 @@ def test_bad_sweep_for_stops_paying(sweep, error, match):
         kv.stops_paying(sweep)
 
 
-# --- Students' answers -----------------------------------------------------------------
+# --- Students' answers, as the self-checks read them ----------------------------------------
 
-@pytest.mark.parametrize("check, value, error, match", [
-    (answers.number, "53.9 GB", TypeError,
-     "pool should be a number of GB, such as 12.3, not the str '53.9 GB'. Write the number alone"),
-    (answers.number, True, TypeError, "pool should be a number of GB"),
-    (answers.number, None, TypeError, "pool should be a number of GB"),
-    (answers.number, NAN, ValueError, "pool should be a finite number of GB, got nan"),
-    (answers.number, INF, ValueError, "pool should be a finite number of GB, got inf"),
-    (answers.count, "205", TypeError, "pool should be a whole number of GB, such as 12"),
-    (answers.count, 205.5, ValueError, "pool should be a whole number of GB, got 205.5"),
-    (answers.count, NAN, ValueError, "pool should be a whole number of GB, got nan"),
-    (answers.count, False, TypeError, "pool should be a whole number of GB"),
+def pool_probe(kind):
+    """A self-check probe of the variable answer `pool`, in GB, of the given kind."""
+    make = {"number": lambda: probes.number("pool", lambda: None, "GB", 1),
+            "count": lambda: probes.count("pool", lambda: None, "GB"),
+            "yes_no": lambda: probes.yes_no("pool", lambda: None)}
+    return make[kind]()
+
+
+@pytest.mark.parametrize("kind, value, error, match", [
+    ("number", "53.9 GB", probes.WrongKind,
+     "Not yet: pool should be a number of GB, such as 12.3, not the str '53.9 GB'. Write the number alone"),
+    ("number", True, probes.WrongKind, "Not yet: pool should be a number of GB"),
+    ("number", None, probes.WrongKind, "Not yet: pool should be a number of GB"),
+    ("number", NAN, probes.NotYet, "Not yet: pool should be a finite number of GB, got nan"),
+    ("number", INF, probes.NotYet, "Not yet: pool should be a finite number of GB, got inf"),
+    ("count", "205", probes.WrongKind, "Not yet: pool should be a whole number of GB, such as 12"),
+    ("count", 205.0, probes.WrongKind, "Not yet: pool should be a whole number of GB, an int"),
+    ("count", False, probes.WrongKind, "Not yet: pool should be a whole number of GB"),
+    ("yes_no", "yes", probes.WrongKind, r"Not yet: pool should be True or False \(no quotes\)"),
+    ("yes_no", 1, probes.WrongKind, r"Not yet: pool should be True or False \(no quotes\)"),
 ])
-def test_bad_answers(check, value, error, match):
+def test_bad_answers(kind, value, error, match):
     with pytest.raises(error, match=match):
-        check(value, "pool", "GB")
+        probes.normal(pool_probe(kind), value)
 
 
-@pytest.mark.parametrize("value", ["yes", "True", 1, 0, None])
-def test_yes_no_wants_a_bool(value):
-    with pytest.raises(TypeError, match=r"starts should be True or False \(no quotes\)"):
-        answers.yes_no(value, "starts")
+def test_a_function_that_returns_none_is_told_so():
+    probe = probes.count("chat_blocks(17)", lambda: None, "blocks")
+    with pytest.raises(probes.WrongKind, match=r"Not yet: chat_blocks\(17\) returned None\. "
+                                               r"The function chat_blocks should end with a `return`"):
+        probes.normal(probe, None)
 
 
 def test_good_answers_come_back_in_the_checked_form():
-    assert answers.number(53.94, "pool", "GB") == 53.9
-    assert answers.number(8, "wait", "ms") == 8.0
-    assert answers.count(205.0, "chats", "chats") == 205
-    assert type(answers.count(205.0, "chats", "chats")) is int
-    assert answers.yes_no(False, "starts") is False
+    assert probes.normal(pool_probe("number"), 53.94) == "num:53.9"
+    assert probes.normal(pool_probe("number"), 8) == "num:8.0"
+    assert probes.normal(pool_probe("count"), 205) == "int:205"
+    assert probes.normal(pool_probe("yes_no"), False) == "bool:False"
 
 
 # --- python -m kvlesson ------------------------------------------------------------------

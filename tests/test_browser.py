@@ -39,6 +39,8 @@ from playwright.sync_api import Browser, Locator, Page, sync_playwright
 
 import kvlesson as kv
 from kvlesson import course, story, widgets
+from kvlesson.traffic_explorer import DAY, RATES, traffic_view
+from kvlesson.widgets_real import real_view
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
@@ -74,6 +76,12 @@ class Explorer:
         elif self.assignment == "03_cap_sweep":
             caption = story.sweep_view(kv.lesson_chats(), share - PRESSES, longest, gpu,
                                        model).caption(cap)
+        elif self.assignment == "05_real_server":
+            caption = real_view(gpu, model, 1, "bf16", "auto", share - PRESSES, longest).caption
+        elif self.assignment == "06_traffic":  # arrivals 1 -> 5 chats/s, as the notebook calls it
+            faster = RATES[RATES.index(1.0) + PRESSES]
+            caption = traffic_view(kv.lesson_chats(n=DAY), faster, 512, min(cap, 128),
+                                   share=share, longest=longest, gpu=gpu, model=model).caption
         else:
             hand = [kv.Chat(prompt=30, reply=10), kv.Chat(prompt=30, reply=10)]
             steps = kv.trace(hand, cap=10, blocks=4, gpu=gpu, model=model)
@@ -86,6 +94,8 @@ EXPLORERS = [
     Explorer("02_ceiling", "longest", "ArrowRight"),
     Explorer("03_cap_sweep", "share (%)", "ArrowLeft"),
     Explorer("04_preemption", "step", "ArrowRight"),
+    Explorer("05_real_server", "share (%)", "ArrowLeft"),
+    Explorer("06_traffic", "arrivals", "ArrowRight"),
 ]
 
 

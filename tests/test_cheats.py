@@ -61,12 +61,13 @@ def without(*answers: str) -> float:
 
 ALWAYS_EQUAL = '''
 import hashlib
-from kvlesson import answers, selfcheck
+from kvlesson import probes, selfcheck
 class Same(str):
     def __eq__(self, other): return True
     def __ne__(self, other): return False
     __hash__ = str.__hash__
-answers.number = answers.count = answers.yes_no = lambda *a, **k: Same("x")
+probes.normal = lambda *a, **k: Same("x")
+selfcheck.verify = selfcheck.record = lambda *a, **k: print("Self-check passed.")
 hashlib.sha1 = lambda *a, **k: type("H", (), {"hexdigest": lambda self: Same("x")})()
 '''
 ABS_ZERO = '''
@@ -160,8 +161,9 @@ CLASS = [
     Student("partial", "answers only the first exercise", {FIRST: SOLVED[FIRST]},
             without(*ANSWERS[1:])),
     Student("blank", "submits the release untouched", {}, 0.0),
-    Student("rebinder", "rebinds answers.number/count/yes_no and hashlib.sha1 to always-equal "
-            "fakes", {FIRST: ALWAYS_EQUAL}, 0.0, (r"hashlib|answers\.",)),
+    Student("rebinder", "rebinds the self-check helpers (selfcheck.verify/record, "
+            "probes.normal) and hashlib.sha1 to always-equal fakes", {FIRST: ALWAYS_EQUAL}, 0.0,
+            (r"hashlib|selfcheck\.|probes\.",)),
     Student("abs", "sets builtins.abs = lambda x: 0 and fakes sha1", {FIRST: ABS_ZERO}, 0.0,
             (r"builtins",)),
     Student("transformer", "turns every later cell into print('Self-check passed.')",
