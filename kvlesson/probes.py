@@ -14,17 +14,28 @@ from __future__ import annotations
 import ast
 import math
 import numbers
+import traceback
 from dataclasses import dataclass
 from typing import Callable
 
 KINDS = ("count", "count_or_none", "number", "yes_no")
 
 
-class NotYet(AssertionError):
+class _Said:
+    """How IPython shows a self-check's verdict under a cell: the message alone, which starts
+    "Not yet:". The self-check's own code (its long stamp of salted hashes) says nothing to
+    a student; an error raised by the student's own code keeps its traceback above it."""
+
+    def _render_traceback_(self) -> list[str]:
+        cause = "".join(traceback.format_exception(self.__cause__)) if self.__cause__ else ""
+        return [*cause.rstrip("\n").splitlines(), str(self)]
+
+
+class NotYet(_Said, AssertionError):
     """A wrong answer, or a check that cannot run yet; the message starts "Not yet:"."""
 
 
-class WrongKind(TypeError):
+class WrongKind(_Said, TypeError):
     """An answer of the wrong kind (a str, a float for an int, None from a function)."""
 
 
