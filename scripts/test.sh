@@ -8,22 +8,39 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The browser test drives Debian's chromium (never Playwright's own download); autograde
-# runs each submission in Debian's bubblewrap (the grading box, kvlesson/box).
-if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/bwrap ]; then
+# runs each submission in Debian's bubblewrap (the grading box, kvlesson/box); as root,
+# tests/test_hub.py runs a real JupyterHub, whose set-up (hub/setup.sh) needs Debian's
+# python3 with venv, and node with npm for its proxy. All in one apt run.
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ -x /usr/bin/bwrap ] || missing+=(bubblewrap)
+if [ "$(id -u)" = 0 ]; then
+  /usr/bin/python3 -c "import venv, ensurepip" 2>/dev/null || missing+=(python3-venv)
+  command -v npm >/dev/null && command -v node >/dev/null || missing+=(nodejs npm)
+fi
+if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium bubblewrap >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "The tests need Debian's chromium and bubblewrap: sudo apt-get install -y chromium bubblewrap" >&2
+    echo "The tests need Debian's ${missing[*]}: sudo apt-get install -y ${missing[*]}" >&2
     exit 1
   fi
 fi
 
-python -m pip install -q --disable-pip-version-check -e ".[course,test]"
-# tests/test_hub.py runs a real JupyterHub with real accounts, as root (it skips otherwise):
-# JupyterHub, its proxy (npm) and the course go into /opt/kvlesson-hub; quick once there.
+# The course with the test tools, and (as root) the hub's own environment in
+# /opt/kvlesson-hub (JupyterHub, its proxy from npm and the course; quick once there),
+# side by side: both mostly wait on the package registries.
+hub=
 if [ "$(id -u)" = 0 ]; then
-  bash hub/setup.sh
+  bash hub/setup.sh > /tmp/kvlesson-hub-setup.log 2>&1 &
+  hub=$!
+fi
+python -m pip install -q --disable-pip-version-check -e ".[course,test]"
+if [ -n "$hub" ] && ! wait "$hub"; then
+  cat /tmp/kvlesson-hub-setup.log >&2
+  echo "hub/setup.sh failed (its log is above)" >&2
+  exit 1
 fi
 # --nbval re-runs solutions/ and compares every stored text output. Two workers (the
 # machine's cores), each test file on one of them: the heavy files (the browser, Binder's
