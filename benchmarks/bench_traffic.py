@@ -5,9 +5,10 @@ Run from the repository root:
     python benchmarks/bench_traffic.py            # medians over several repeats
     python benchmarks/bench_traffic.py --quick    # fewer repeats
 
-1. One move of the traffic explorer's sliders: a day of 300 of the lesson's
-   chats arriving at random, with a token budget and a cap (`traffic_view`,
-   which also builds the per-chat table), at several settings.
+1. One move of the traffic explorer's sliders, as a student feels it: a day of
+   300 of the lesson's chats arriving at random, served with a token budget and
+   a cap, then the figure and caption redrawn (`TrafficExplorer.refresh`), at
+   several settings.
 2. The same days with prefix caching and a proxy, and notebook 6's office
    day, reference against fast engine, with the two results compared
    (counts equal, times within 1e-9 relative).
@@ -28,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root
 
 import kvlesson as kv  # noqa: E402
 from kvlesson import sizing  # noqa: E402
-from kvlesson.traffic_explorer import traffic_view  # noqa: E402
+from kvlesson.traffic_explorer import TrafficExplorer  # noqa: E402
 
 from bench_serve import agree  # noqa: E402
 
@@ -46,11 +47,13 @@ def median_seconds(run: Callable[[], object], repeats: int) -> float:
 
 
 def slider_moves(repeats: int) -> None:
-    chats = kv.lesson_chats(n=300)
-    print(f"Traffic explorer: one slider move, 300 chats (median of {repeats})")
+    explorer = TrafficExplorer()  # the lesson's first 300 chats, as notebook 6 shows them
+    print(f"Traffic explorer: one slider move, served and redrawn, 300 chats (median of {repeats})")
     print(f"{'chats/s':>8} {'budget':>7} {'cap':>4} {'ms':>8}")
     for rate, budget, cap in MOVES:
-        seconds = median_seconds(lambda: traffic_view(chats, rate, budget, cap), repeats)
+        # Put the sliders there (each set redraws once), then time the redraw of one move.
+        explorer.rate.value, explorer.budget.value, explorer.cap.value = rate, budget or 0, cap
+        seconds = median_seconds(explorer.refresh, repeats)
         print(f"{rate:>8g} {budget or 'none':>7} {cap:>4} {seconds * 1e3:>8.1f}")
 
 
