@@ -19,11 +19,8 @@ Times are medians of time.perf_counter over the repeats, in one process.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, uninstalled
 
@@ -31,19 +28,10 @@ import kvlesson as kv  # noqa: E402
 from kvlesson import sizing  # noqa: E402
 from kvlesson.traffic_explorer import TrafficExplorer  # noqa: E402
 
-from bench_serve import agree  # noqa: E402
+from bench_serve import agree, median_seconds  # noqa: E402
 
 MOVES = [(0.5, 512, 64), (2.0, 512, 64), (2.0, 2_048, 64), (2.0, None, 64), (5.0, 128, 128),
          (5.0, 8_192, 16)]  # (chats a second, budget, cap)
-
-
-def median_seconds(run: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def slider_moves(repeats: int) -> None:

@@ -18,8 +18,9 @@ and the interface is the student's: no Nbgrader menu, no Create Assignment panel
 question, formgrader not served. The same checks read the other way on
 `open.sh --instructor`, which shows they can fail. A screenshot of each stage goes to
 artifacts/journey-<n>-<stage>.png. Every server is stopped by its process group (and the
-kernels below it), also when a test fails. Without /usr/bin/chromium the browser tests
-skip, saying how to install it; CI installs it (scripts/test.sh). About two minutes.
+kernels below it), also when a test fails. The browser and its pages are test_browser.py's
+fixtures: without /usr/bin/chromium they fail, saying how to install it; CI installs it
+(scripts/test.sh). About two minutes.
 """
 
 from __future__ import annotations
@@ -40,10 +41,10 @@ from typing import Iterator
 
 import nbformat
 import pytest
-from playwright.sync_api import Browser, Locator, Page, sync_playwright
+from playwright.sync_api import Locator, Page
 
 from kvlesson import course, student
-from test_browser import CHROMIUM, CHROMIUM_ARGS, STDERR, descendants, free_port, run_all
+from test_browser import STDERR, browser, descendants, free_port, page, run_all  # noqa: F401 (fixtures)
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
@@ -174,34 +175,6 @@ def instructor_course(repo, tmp_path_factory) -> Iterator[Course]:
 
 
 # --- the browser -------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Headless Debian Chromium through Playwright; skipped, saying how to get it, if missing."""
-    if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
-        pytest.skip(f"{CHROMIUM} is missing: `apt-get install -y chromium` (Debian's; never "
-                    "`playwright install`); scripts/test.sh installs it")
-    playwright = sync_playwright().start()
-    try:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                              args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-    finally:
-        playwright.stop()
-
-
-@pytest.fixture
-def page(browser) -> Iterator[Page]:
-    """A fresh 1400x1000 page, closed after the test."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
 
 def shot(page: Page, stage: int, name: str) -> None:
     """Keep a screenshot of a stage of the journey: artifacts/journey-<n>-<name>.png."""
