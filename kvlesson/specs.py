@@ -9,7 +9,6 @@ typed in, and a model can be built from a Hugging Face `config.json`.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
@@ -74,7 +73,7 @@ class Model:
         """Bits each cached key or value number takes: 16 for BF16, 8 for an fp8 cache."""
         return self.cache_bits or 8 * self.bytes_per_number
 
-    @functools.cached_property  # the servers read it at every step; the model is frozen
+    @property
     def bytes_per_token(self) -> int:
         """Cache for one token: K and V, for every layer and KV head."""
         return self.cache_bytes_per_token()

@@ -22,9 +22,8 @@ def stretch_seconds(setup: Setup, cache: int, n: int, k: int) -> float:
     is compute x cross plus an arithmetic series,
     (m weights + c (m cache + n (cross + ... + k-1))) / bandwidth, m = k - cross.
     """
-    weights, per_token = setup.model.weights_bytes, setup.model.bytes_per_token
-    bandwidth = setup.gpu.bandwidth
-    compute = 2 * setup.model.params * n / setup.gpu.peak_flops
+    flops_per_token, peak, weights, per_token, bandwidth = setup.roofline
+    compute = flops_per_token * n / peak
     cross = 0
     if (weights + per_token * cache) / bandwidth < compute:
         cross = crossing(setup, cache, n, k, compute)
@@ -36,8 +35,7 @@ def stretch_seconds(setup: Setup, cache: int, n: int, k: int) -> float:
 def crossing(setup: Setup, cache: int, n: int, k: int, compute: float) -> int:
     """The first step j in 1 .. k whose memory time reaches `compute` (k if none does),
     compared in floats exactly as the reference compares them."""
-    weights, per_token = setup.model.weights_bytes, setup.model.bytes_per_token
-    bandwidth = setup.gpu.bandwidth
+    _, _, weights, per_token, bandwidth = setup.roofline
 
     def memory(j: int) -> float:
         return (weights + per_token * (cache + n * j)) / bandwidth
