@@ -17,7 +17,7 @@ import ipywidgets as w
 from matplotlib.figure import Figure
 
 from kvlesson import quote
-from kvlesson.figures import BLUE, GREEN, GREY, ORANGE, VERMILION
+from kvlesson.figures import BLUE, GREEN, GREY, ORANGE, VERMILION, StackedBar
 from kvlesson.specs import GPUS, MODELS, GPU, Model
 from kvlesson.startup import PROFILED_BYTES, Startup, startup
 from kvlesson.units import gib
@@ -74,40 +74,36 @@ class PlanBar:
     def __init__(self):
         self.figure = Figure(figsize=(8, 2.2), layout="constrained")
         self.ax = self.figure.add_subplot()
-        self.bars = [self.ax.barh(0, 0, color=colour, hatch=hatch, edgecolor="white", label=name)[0]
-                     for name, colour, hatch in PLAN]
-        self.over = self.ax.barh(0, 0, color="none", hatch="xx", edgecolor=VERMILION)[0]
-        self.labels = [self.ax.text(0, 0, "", ha="center", va="center", fontsize=9) for _ in PLAN]
-        self.line = self.ax.axvline(0, color="black", linestyle="--", linewidth=1.5)
+        self.bar = StackedBar.on(self.ax, PLAN)
         self.ax.set_yticks([])
         self.ax.set_ylim(-0.5, 0.6)
         self.ax.set_xlim(0, 100)
         self.ax.set_xlabel("one GPU's memory (% of the card); the dashed line is the share")
-        self.figure.legend(self.bars, [name for name, _, _ in PLAN], loc="outside lower center",
+        self.figure.legend(self.bar.bars, [name for name, _, _ in PLAN], loc="outside lower center",
                            ncol=len(PLAN), frameon=False, fontsize=9)
         self.ax.set_title(" " * 90, fontsize=10)  # room for the longest title
-        self.moving = [*self.bars, self.over, *self.labels, self.line, self.ax.title]
+        self.moving = [*self.bar.artists, self.ax.title]
 
     def update(self, launch: Startup | None) -> None:
         """Draw one GPU of `launch`, or an empty bar when nothing could be sized."""
         if launch is None:
-            for bar, label in zip(self.bars, self.labels):
+            for bar, label in zip(self.bar.bars, self.bar.labels):
                 bar.set_width(0)
                 label.set_text("")
-            self.over.set_width(0)
+            self.bar.over.set_width(0)
             self.ax.set_title("nothing to draw: see the message above", color=VERMILION, fontsize=10)
             return
         p = launch.parts
         card = p.gpu_bytes / 100  # bytes in one percent of the card
         needed = p.weights_bytes + p.reserve_bytes
-        for bar, label, (left, width) in zip(self.bars, self.labels, p.segments()):
+        for bar, label, (left, width) in zip(self.bar.bars, self.bar.labels, p.segments()):
             bar.set_x(left / card)
             bar.set_width(min(width, p.gpu_bytes - left) / card)
             label.set_position(((left + width / 2) / card, 0))
             label.set_text(quote.gb(width) if width / p.gpu_bytes > 0.08 else "")
-        self.over.set_x(p.allowed_bytes / card)
-        self.over.set_width(min(max(needed - p.allowed_bytes, 0), p.gpu_bytes - p.allowed_bytes) / card)
-        self.line.set_xdata([p.share] * 2)
+        self.bar.over.set_x(p.allowed_bytes / card)
+        self.bar.over.set_width(min(max(needed - p.allowed_bytes, 0), p.gpu_bytes - p.allowed_bytes) / card)
+        self.bar.line.set_xdata([p.share] * 2)
         verdict = (f"{quote.count(launch.tokens)} tokens, {launch.concurrency:.2f} at full length"
                    if launch.starts else "does not start")
         self.ax.set_title(f"{p.gpu.name}, TP={p.tp}, {p.model.name}: {verdict}",

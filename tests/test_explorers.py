@@ -25,16 +25,16 @@ def test_the_floor_explorer_follows_the_share():
     explorer.share.value = 50
     assert "At a 50% share" in caption(explorer) and "21.9 GB" in caption(explorer)
     assert explorer.image.value != before
-    pool_bar = explorer.chart.bars[2]
+    pool_bar = explorer.chart.bar.bars[2]
     assert pool_bar.get_width() == pytest.approx(kv.memory_parts(50).pool_bytes / 1e9)
-    assert explorer.chart.line.get_xdata()[0] == pytest.approx(40.0)
+    assert explorer.chart.bar.line.get_xdata()[0] == pytest.approx(40.0)
 
 
 def test_the_floor_explorer_shows_an_empty_pool_below_the_first_block():
     explorer = widgets.FloorExplorer()
     explorer.share.value = 22
     assert "no block is left for the cache pool" in caption(explorer)
-    assert explorer.chart.bars[2].get_width() == 0
+    assert explorer.chart.bar.bars[2].get_width() == 0
 
 
 def test_the_ceiling_explorer_says_when_the_server_will_not_start():
@@ -103,11 +103,11 @@ def test_a_bad_step_index_names_the_range():
 
 def test_figures_use_the_colour_blind_palette_and_units():
     bar = figures.MemoryBar(kv.memory_parts(90))
-    assert [b.get_facecolor()[:3] for b in bar.bars] == [
+    assert [b.get_facecolor()[:3] for b in bar.bar.bars] == [
         pytest.approx(tuple(int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)))
         for c in (figures.BLUE, figures.ORANGE, figures.GREEN, figures.GREY)]
     assert "GB" in bar.ax.get_xlabel()
-    assert sum(b.get_width() for b in bar.bars) == pytest.approx(80.0)
+    assert sum(b.get_width() for b in bar.bar.bars) == pytest.approx(80.0)
     chart = figures.SweepChart(kv.cap_sweep(kv.lesson_chats()), 64)
     assert "tokens/s" in chart.rate_ax.get_ylabel() and "(ms)" in chart.wait_ax.get_ylabel()
     assert "cap" in chart.rate_ax.get_xlabel()
@@ -195,14 +195,14 @@ def test_the_floor_explorer_shows_and_says_the_server_cannot_start_below_the_fir
     needed = (parts.weights_bytes + parts.reserve_bytes) / 1e9
     assert "cannot start" in caption(explorer) and "2.06 GB more than that" in caption(explorer)
     assert "cannot start" in explorer.chart.ax.get_title()
-    weights, reserve, pool, unused = explorer.chart.bars
+    weights, reserve, pool, unused = explorer.chart.bar.bars
     # the part of the weights and the reserve past the share line is crossed out ...
-    assert explorer.chart.over.get_x() == pytest.approx(16.0)
-    assert explorer.chart.over.get_x() + explorer.chart.over.get_width() == pytest.approx(needed)
+    assert explorer.chart.bar.over.get_x() == pytest.approx(16.0)
+    assert explorer.chart.bar.over.get_x() + explorer.chart.bar.over.get_width() == pytest.approx(needed)
     # ... and no part of the bar lies on top of another
     assert unused.get_x() == pytest.approx(needed) and pool.get_width() == 0
     explorer.share.value = 90
-    assert explorer.chart.over.get_width() == 0
+    assert explorer.chart.bar.over.get_width() == 0
     assert "cannot start" not in explorer.chart.ax.get_title()
     assert unused.get_x() == pytest.approx(72.0)
 
