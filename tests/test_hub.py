@@ -36,13 +36,11 @@ import nbformat
 import pytest
 
 from hub_session import Class, Hub, User, run
+from test_browser import browser  # noqa: F401 (the fixture: Debian's chromium, shared)
 from kvlesson import course
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"]
 COURSE_ID = "kvlesson"  # hub/nbgrader_config.py
 ASSIGNMENT, NOTEBOOK = "02_ceiling", "ceiling"  # the assignment with a written answer
 WRITTEN = "q2_answer"  # its manually graded cell
@@ -143,21 +141,6 @@ def term() -> Iterator[dict]:
             shutil.copy(workdir / "jupyterhub.log", ARTIFACTS / "hub-jupyterhub.log")
         klass.remove()
         shutil.rmtree(place, ignore_errors=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Debian's chromium through Playwright (never Playwright's own browsers)."""
-    from playwright.sync_api import sync_playwright
-
-    assert CHROMIUM.exists(), "the hub test needs Debian's chromium: apt-get install -y chromium"
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                              args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 def lab_page(browser, user: User):
