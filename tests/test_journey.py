@@ -44,7 +44,8 @@ import pytest
 from playwright.sync_api import Locator, Page
 
 from kvlesson import course, student
-from test_browser import STDERR, browser, descendants, free_port, page, run_all  # noqa: F401 (fixtures)
+from test_browser import (  # noqa: F401 (browser and page are fixtures)
+    STDERR, browser, descendants, free_port, page, run_all, wait_for_kernel)
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
@@ -188,9 +189,7 @@ def notebook_tab(page: Page, name: str) -> Locator:
     page.locator(".jp-mod-current .lm-TabBar-tabLabel", has_text=name).first.wait_for(
         timeout=KERNEL_TIMEOUT)
     panel = page.locator(".jp-NotebookPanel:visible").first
-    panel.locator(".jp-Toolbar-kernelName", has_text="Python 3").wait_for(timeout=KERNEL_TIMEOUT)
-    panel.locator(".jp-Notebook-ExecutionIndicator[data-status=idle]").wait_for(
-        timeout=KERNEL_TIMEOUT)
+    wait_for_kernel(page, KERNEL_TIMEOUT)
     return panel
 
 
