@@ -147,7 +147,7 @@ class SkippingServer(Server):
         named, taken_names = [], set()
         n = len(self.running)
         for t, _, i, j in fills:
-            name = self.block_name(i, j)
+            name = self.names(i)[j]
             if name in taken_names or name in self.pool.users:
                 continue
             taken = (t // BLOCK_TOKENS) * n + sum(count[1:t % BLOCK_TOKENS + 1])

@@ -18,7 +18,10 @@ Conservation: plain free + cached + blocks in use = the pool, always.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Hashable, Iterable, Sequence
+from itertools import repeat
+from typing import Hashable, Sequence
+
+from kvlesson.floor import BLOCK_TOKENS
 
 Name = Hashable  # what a block's tokens are: (text, block number)
 
@@ -48,27 +51,30 @@ class BlockPool:
         """True if a block with this content is in the pool, in use or cached."""
         return name in self.users or name in self.cached
 
-    def hits(self, names: Iterable[Name]) -> list[Name]:
-        """The leading names found in the pool (the lookup stops at the first miss)."""
-        found = []
-        for name in names:
-            if not self.has(name):
-                break
-            found.append(name)
-        return found
+    def hits(self, names: Sequence[Name], limit: int | None = None) -> list[Name]:
+        """Of the first `limit` names (all by default), the leading ones found in the pool
+        (the lookup stops at the first miss)."""
+        users, cached = self.users, self.cached
+        limit = len(names) if limit is None else min(limit, len(names))
+        for k in range(limit):
+            name = names[k]
+            if name not in users and name not in cached:
+                return names[:k]
+        return names[:limit]
 
     def cached_among(self, names: Sequence[Name]) -> int:
         """How many of these names sit in cached (free) blocks."""
-        return sum(name in self.cached for name in names)
+        return sum(map(self.cached.__contains__, names))
 
     def reuse(self, names: Sequence[Name]) -> None:
         """A joining chat uses these found blocks: cached ones leave the free list."""
+        users, cached = self.users, self.cached
         for name in names:
-            if name in self.cached:
-                del self.cached[name]
-                self.users[name] = 1
+            if name in cached:
+                del cached[name]
+                users[name] = 1
             else:
-                self.users[name] += 1
+                users[name] += 1
 
     def name(self, name: Name) -> bool:
         """A chat filled one of its own blocks: name it, if no block of that content is in
@@ -80,14 +86,17 @@ class BlockPool:
 
     def give_back(self, slots: Sequence[Name | None]) -> None:
         """A chat lets go of its blocks (named or private, in block order), last block first."""
+        users, cached = self.users, self.cached
+        private = 0
         for name in reversed(slots):
             if name is None:
-                self.plain += 1
-                continue
-            self.users[name] -= 1
-            if not self.users[name]:
-                del self.users[name]
-                self.cached[name] = None
+                private += 1
+            elif users[name] == 1:
+                del users[name]
+                cached[name] = None
+            else:
+                users[name] -= 1
+        self.plain += private
 
     def evicted_by(self, name: Name, taken: int) -> bool:
         """True if taking `taken` more blocks empties the cached block `name` (it is cached)."""
@@ -100,3 +109,13 @@ class BlockPool:
             if position >= gone:
                 return False
         return False
+
+
+def block_names(owner: Hashable, shared: Sequence[tuple[str, int]], blocks: int) -> list[Name]:
+    """What each of a chat's first `blocks` blocks holds: block j of the first shared text
+    (a system prompt, earlier turns) that fills it whole, else the chat's own block j."""
+    names: list[Name] = []
+    for text, tokens in shared:  # a text fills its first tokens // 16 blocks whole
+        names.extend(zip(repeat(text), range(len(names), min(tokens // BLOCK_TOKENS, blocks))))
+    names.extend(zip(repeat(owner), range(len(names), blocks)))
+    return names

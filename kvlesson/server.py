@@ -36,7 +36,7 @@ from typing import Iterable
 from kvlesson.admission import Door
 from kvlesson.arrivals import Request
 from kvlesson.floor import BLOCK_TOKENS, RESERVE_BYTES, blocks_for
-from kvlesson.pool import BlockPool
+from kvlesson.pool import BlockPool, block_names
 from kvlesson.results import ServeResult, Step, Tally, note_queue, summarize
 from kvlesson.settings import (LESSON_LONGEST, LESSON_SHARE, Setup, accepted,  # noqa: F401
                                make_setup, start)
@@ -60,6 +60,7 @@ class Server:
         self.made = [0] * n
         self.read = [0] * n  # tokens of the context whose cache is computed
         self.slots: list[list] = [[] for _ in range(n)]  # per block: its name if named, else None
+        self.named: dict[int, list] = {}  # with prefix caching: names(i) of chats not finished
         self.pool = BlockPool(setup.blocks)
         self.reserved_blocks = blocks_for(setup.longest) if setup.reserved else 0
         self.first: list[float | None] = [None] * n
@@ -78,12 +79,13 @@ class Server:
         """Tokens in chat i's cache so far: its prompt and what it wrote."""
         return self.prompt[i] + self.made[i]
 
-    def block_name(self, i: int, j: int) -> object:
-        """What chat i's block j holds: a shared text's block, or chat i's own."""
-        for text, tokens in self.chats[i].shared:
-            if BLOCK_TOKENS * (j + 1) <= tokens:
-                return (text, j)
-        return (i, j)
+    def names(self, i: int) -> list:
+        """What each of chat i's blocks holds (pool.block_names), worked out when it first
+        needs them and dropped when it finishes."""
+        if i not in self.named:
+            blocks = -(-(self.prompt[i] + self.reply[i]) // BLOCK_TOKENS)
+            self.named[i] = block_names(i, self.chats[i].shared, blocks)
+        return self.named[i]
 
     def need(self, upto: int) -> int:
         """Blocks a chat holds with `upto` tokens in its cache (the ceiling's if reserved):
@@ -204,8 +206,7 @@ class Server:
             context = self.context(i)
             hits = []
             if self.setup.caching:
-                hits = self.pool.hits(self.block_name(i, j)
-                                      for j in range((context - 1) // BLOCK_TOKENS))
+                hits = self.pool.hits(self.names(i), (context - 1) // BLOCK_TOKENS)
             start = BLOCK_TOKENS * len(hits)
             part = self.portion(context - start)
             new = self.need(start + part + (part == context - start)) - len(hits)
@@ -259,6 +260,7 @@ class Server:
                 finished.append(i)
                 self.pool.give_back(self.slots[i])
                 self.slots[i] = []
+                self.named.pop(i, None)
         if finished:
             self.running = [i for i in self.running if made[i] < reply[i]]
         return wrote, finished
@@ -266,10 +268,10 @@ class Server:
     def name_filled(self, i: int, before: int, after: int) -> None:
         """With prefix caching: chat i's cache went from `before` to `after` tokens; the
         blocks it filled get names (unless a block of that content is in the pool)."""
+        names, slots = self.names(i), self.slots[i]
         for j in range(before // BLOCK_TOKENS, after // BLOCK_TOKENS):
-            name = self.block_name(i, j)
-            if self.slots[i][j] is None and self.pool.name(name):
-                self.slots[i][j] = name
+            if slots[j] is None and self.pool.name(names[j]):
+                slots[j] = names[j]
 
     def result(self) -> ServeResult:
         return summarize(self.setup, self.chats, self.tally, self.first, self.last, self.queue)
