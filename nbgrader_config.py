@@ -6,7 +6,7 @@ See docs/instructors.md for a term's commands.
 """
 
 from nbgrader.converters.autograde import Autograde
-from nbgrader.preprocessors import Execute
+from nbgrader.preprocessors import Execute, OverwriteCells
 
 c = get_config()  # noqa: F821 - provided by nbgrader
 
@@ -23,6 +23,13 @@ c.CourseDirectory.release_directory = "notebooks"
 c.Autograde.autograde_preprocessors = [
     "kvlesson.box.execute.BoxedExecute" if step is Execute else step
     for step in Autograde.class_traits()["autograde_preprocessors"].default()
+]
+# Locked cells are put back as the instructor wrote them; nbgrader's warning that one
+# "has changed" comes only when it differs from what the release gave (kvlesson/released.py:
+# without it, every test cell with hidden tests of every honest student is warned about).
+c.Autograde.sanitize_preprocessors = [
+    "kvlesson.released.OverwriteReleasedCells" if step is OverwriteCells else step
+    for step in Autograde.class_traits()["sanitize_preprocessors"].default()
 ]
 # A student's cell may loop or hang: stop it after 30 s (no cell of the
 # course needs more than a few), and grading goes on with the other cells.
