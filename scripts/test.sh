@@ -50,6 +50,6 @@ if [ -n "$hub" ] && ! wait "$hub"; then
   exit 1
 fi
 # --nbval re-runs solutions/ and compares every stored text output. Two workers (the
-# machine's cores), each test file on one of them: the heavy files (the browser, Binder's
-# environment, the hub, grading a class) mostly wait on servers and kernels.
-python -m pytest --nbval -n 2 --dist loadfile "$@"
+# machine's cores), each test file on one of them, the slowest files first
+# (tests/conftest.py) so that neither worker is left alone with a long one at the end.
+python -m pytest --nbval -n 2 --dist loadfile --no-loadscope-reorder "$@"
