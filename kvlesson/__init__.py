@@ -13,7 +13,8 @@ from kvlesson.floor import (BLOCK_TOKENS, RESERVE_BYTES, TYPICAL_CHAT, MemoryPar
 from kvlesson.arrivals import Request, agents, burst_arrivals, office_day, poisson_arrivals
 from kvlesson.fast import serve_fast
 from kvlesson.latency import Latency, Spread, chat_times, latency, percentile, queue_frame
-from kvlesson.server import ServeResult, Step, serve, trace
+from kvlesson.server import ServeResult, Step, serve
+from kvlesson.tracing import trace
 from kvlesson.specs import (A100_40GB, A100_80GB, A100_80GIB, GPU, H100_80GB, LLAMA_31_8B,
                             LLAMA_33_70B, QWEN25_7B, RTX_3090, Model, as_gib, gpu, model)
 from kvlesson.startup import Startup, startup

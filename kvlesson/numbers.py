@@ -14,7 +14,8 @@ from kvlesson.floor import (RESERVE_BYTES, TYPICAL_CHAT, ServerWontStart, blocks
                             first_share_with_blocks, lowest_share, memory_parts, readings,
                             room)
 from kvlesson.real_numbers import real_server_numbers
-from kvlesson.server import LESSON_LONGEST, LESSON_SHARE, trace
+from kvlesson.server import LESSON_LONGEST, LESSON_SHARE
+from kvlesson.tracing import trace
 from kvlesson.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.sweep import CAPS, cap_for_wait, cap_sweep, knee, prefill_floor, prefill_seconds
 from kvlesson.valid import whole

@@ -20,7 +20,8 @@ from kvlesson import figures
 from kvlesson.chats import Chat, as_chats, lesson_chats
 from kvlesson.floor import RESERVE_BYTES, ServerWontStart
 from kvlesson.redraw import Chart, Redraw
-from kvlesson.server import LESSON_LONGEST, LESSON_SHARE, trace
+from kvlesson.server import LESSON_LONGEST, LESSON_SHARE
+from kvlesson.tracing import trace
 from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
 from kvlesson.story import (CeilingView, FloorView, PauseView, SweepView, ceiling_view,
                             floor_view, pause_view, sweep_view)

@@ -1,0 +1,35 @@
+"""The run step by step, for the small cases the notebooks draw and tabulate."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from kvlesson.floor import RESERVE_BYTES
+from kvlesson.results import Step
+from kvlesson.server import Server
+from kvlesson.settings import start
+from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.valid import whole
+
+
+def trace(chats: Iterable, cap: int, share: int | None = None,
+          longest: int | None = None, reserved: bool = False, *, blocks: int | None = None,
+          gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
+          reserve_bytes: float = RESERVE_BYTES, budget: int | None = None,
+          prefix_caching: bool = False, admission: int | None = None,
+          max_steps: int = 10_000) -> list[Step]:
+    """The run step by step: who runs, the blocks each holds, pauses and joins.
+
+    For small cases (the hand case: two chats, four blocks, no ceiling, which
+    is why `longest` defaults to None here); stops with an error past `max_steps`.
+    """
+    max_steps = whole("max_steps", max_steps, 1)
+    server = Server(*start(chats, cap, share, longest, reserved, blocks, gpu, model,
+                           reserve_bytes, budget, prefix_caching, admission))
+    steps = []
+    while not server.done:
+        if server.tally.steps >= max_steps:
+            raise ValueError(f"trace is for small cases: the run passed max_steps={max_steps:,}; "
+                             "use serve() for large runs")
+        steps.append(server.step(record=True))
+    return steps
