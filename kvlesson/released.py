@@ -19,8 +19,8 @@ from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
 
 def released(source: str) -> str:
     """A cell's source as nbgrader releases it: hidden tests cleared."""
-    cell = new_code_cell(source)
-    ClearHiddenTests()._remove_hidden_test_region(cell)
+    cell, _ = ClearHiddenTests(enforce_metadata=False).preprocess_cell(
+        new_code_cell(source), {}, 0)
     return cell.source
 
 

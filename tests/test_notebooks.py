@@ -20,12 +20,13 @@ import pytest
 from nbclient import NotebookClient
 from nbgrader.validator import Validator
 
-from kvlesson import course, marking, stamping
+from kvlesson import course, marking, released, stamping
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = course.notebook_paths(ROOT / "solutions")
 RELEASE = course.notebook_paths(ROOT / "notebooks")
 NAMES = [path.parent.name for path in SOLUTIONS]
+RELEASE_OF = {path: ROOT / "notebooks" / path.parent.name / path.name for path in SOLUTIONS}
 PARAMETERS = ("GPU", "MODEL", "SHARE", "LONGEST", "CAP")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
@@ -202,6 +203,17 @@ def test_the_release_is_regenerated_from_the_solutions(path, fresh_release):
     assert committed.exists(), f"{committed} is missing: run python -m kvlesson.course build"
     assert comparable(read(committed)) == comparable(read(fresh_release / path.parent.name / path.name)), (
         f"notebooks/ is stale for {path.parent.name}: run python -m kvlesson.course build")
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
+def test_autograde_knows_each_locked_cells_released_form(path):
+    """kvlesson/released.py silences autograde's "has changed" warning for a locked cell
+    only when it is exactly its released form: that form must be what the release holds."""
+    given = {nbgrader_meta(c).get("grade_id"): c.source for c in read(RELEASE_OF[path]).cells}
+    for cell in read(path).cells:
+        meta = nbgrader_meta(cell)
+        if meta.get("locked"):
+            assert released.released(cell.source) == given[meta["grade_id"]], meta["grade_id"]
 
 
 def test_the_release_has_exactly_the_solutions_assignments():
