@@ -189,7 +189,7 @@ def notebook_tab(page: Page, name: str) -> Locator:
     page.locator(".jp-mod-current .lm-TabBar-tabLabel", has_text=name).first.wait_for(
         timeout=KERNEL_TIMEOUT)
     panel = page.locator(".jp-NotebookPanel:visible").first
-    wait_for_kernel(page, KERNEL_TIMEOUT)
+    wait_for_kernel(panel, KERNEL_TIMEOUT)
     return panel
 
 
