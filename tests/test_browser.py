@@ -291,6 +291,7 @@ def wait_for_kernel(panel: Locator, timeout: int = 60_000) -> None:
 
 
 def prompts(panel: Locator) -> list[str]:
+    """Each code cell's prompt as shown: '[ ]:' not run, '[*]:' running, '[3]:' run."""
     return [t.strip() for t in panel.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()]
 
 
