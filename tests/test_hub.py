@@ -37,7 +37,7 @@ import pytest
 
 from hub_session import Class, Hub, User, run
 from test_browser import browser  # noqa: F401 (the fixture: Debian's chromium, shared)
-from kvlesson import course
+from kvlesson.grading import course_build
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
@@ -89,7 +89,7 @@ def answers_to_tests(nb: nbformat.NotebookNode) -> dict[str, list[str]]:
 def handed_in(release: nbformat.NotebookNode, solution: nbformat.NotebookNode,
               answered: set[str]) -> nbformat.NotebookNode:
     """The release with the instructor's answer in the cells `answered` (grade ids)."""
-    right = course.answered(release, solution)
+    right = course_build.answered(release, solution)
     nb = copy.deepcopy(release)
     for mine, model in zip(nb.cells, right.cells):
         if mine.metadata.get("nbgrader", {}).get("grade_id") in answered:
@@ -124,7 +124,7 @@ def term() -> Iterator[dict]:
     try:
         klass.create()
         # The instructor's clone of the course: its configuration, solutions/ and keys/.
-        clone = course.copy_course(klass.home(INSTRUCTOR) / "kvlesson", [ASSIGNMENT])
+        clone = course_build.copy_course(klass.home(INSTRUCTOR) / "kvlesson", [ASSIGNMENT])
         run("chown", "-R", f"{INSTRUCTOR}:{INSTRUCTOR}", str(clone))
         hub.start()
         users = {name: User(hub, name, klass.passwords[name]) for name in klass.names}
@@ -273,6 +273,11 @@ def test_a_term_from_release_to_feedback(term, browser):
     assert submission["needs_manual_grade"]
     panel = next(f for f in page.frames if "/formgrader" in f.url)
     panel.goto(f"{teacher.hub.url}/user/{INSTRUCTOR}/formgrader/submissions/{submission['id']}/")
+    # The page fills its score boxes from the gradebook once its grades and comments have
+    # loaded; a score typed before that is overwritten (how this test failed on a fresh
+    # machine).
+    panel.wait_for_function("typeof formgrader !== 'undefined' && formgrader.grades.loaded "
+                            "&& formgrader.comments.loaded", timeout=30_000)
     panel.fill(f"input.score#{WRITTEN}", f"{worth[WRITTEN]:g}")
     panel.press(f"input.score#{WRITTEN}", "Tab")
     written = saved_grade(teacher, submission["id"], WRITTEN)
