@@ -16,19 +16,19 @@ c.CourseDirectory.release_directory = "notebooks"
 # The gradebook is nbgrader's default, SQLite in the course root (gradebook.db,
 # never committed); a relative db_url would follow the folder nbgrader starts in.
 
-# Autograde runs each submission's kernel in the grading box (kvlesson/box: bubblewrap,
+# Autograde runs each submission's kernel in the grading box (kvlesson/grading/box: bubblewrap,
 # no network, the course root, gradebook and exchange hidden) and rescues a cell that
 # kills its kernel or cannot be interrupted: that cell scores 0 and is flagged, the other
 # cells are graded. `python -m kvlesson.grade ASSIGNMENT` runs this autograde, then marks.
 c.Autograde.autograde_preprocessors = [
-    "kvlesson.box.execute.BoxedExecute" if step is Execute else step
+    "kvlesson.grading.box.execute.BoxedExecute" if step is Execute else step
     for step in Autograde.class_traits()["autograde_preprocessors"].default()
 ]
 # Locked cells are put back as the instructor wrote them; nbgrader's warning that one
-# "has changed" comes only when it differs from what the release gave (kvlesson/released.py:
+# "has changed" comes only when it differs from what the release gave (kvlesson/grading/released_cells.py:
 # without it, every test cell with hidden tests of every honest student is warned about).
 c.Autograde.sanitize_preprocessors = [
-    "kvlesson.released.OverwriteReleasedCells" if step is OverwriteCells else step
+    "kvlesson.grading.released_cells.OverwriteReleasedCells" if step is OverwriteCells else step
     for step in Autograde.class_traits()["sanitize_preprocessors"].default()
 ]
 # A student's cell may loop or hang: stop it after 30 s (no cell of the

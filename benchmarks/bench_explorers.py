@@ -25,8 +25,8 @@ import time
 from dataclasses import dataclass
 from itertools import cycle
 
-import kvlesson.sweep
-from kvlesson import widgets
+import kvlesson.serving.sweep
+from kvlesson.lesson import explorers
 
 LIVE_MS = 100  # a redraw feels instant below this
 
@@ -50,8 +50,8 @@ def time_moves(move, values, repeats: int) -> Timing:
 
 
 def moves(repeats: int) -> list[tuple[str, Timing]]:
-    floor, ceiling, sweep, pause = (widgets.FloorExplorer(), widgets.CeilingExplorer(),
-                                    widgets.SweepExplorer(), widgets.PauseExplorer())
+    floor, ceiling, sweep, pause = (explorers.FloorExplorer(), explorers.CeilingExplorer(),
+                                    explorers.SweepExplorer(), explorers.PauseExplorer())
     shares = [50, 60, 70, 80, 90, 40, 35]
     return [
         ("floor: share", time_moves(lambda v: setattr(floor.share, "value", v), shares, repeats)),
@@ -68,11 +68,11 @@ def moves(repeats: int) -> list[tuple[str, Timing]]:
 
 def reference_sweep_move(repeats: int) -> Timing:
     """The sweep explorer's share move with the reference server behind cap_sweep."""
-    engines = kvlesson.sweep.ENGINES
+    engines = kvlesson.serving.sweep.ENGINES
     fast = engines["fast"]
     engines["fast"] = engines["reference"]
     try:
-        sweep = widgets.SweepExplorer()
+        sweep = explorers.SweepExplorer()
         return time_moves(lambda v: setattr(sweep.share, "value", v), [50, 60, 70, 80, 90],
                           repeats)
     finally:

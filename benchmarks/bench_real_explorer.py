@@ -17,8 +17,8 @@ import statistics
 import time
 from itertools import cycle
 
-from kvlesson.specs import LLAMA_31_8B_CONFIG
-from kvlesson.widgets_real import PASTED, RealServerExplorer
+from kvlesson.lesson.real_server_explorer import PASTED, RealServerExplorer
+from kvlesson.memory.specs import LLAMA_31_8B_CONFIG
 
 LIVE_MS = 100  # a redraw feels instant below this
 

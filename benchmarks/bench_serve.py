@@ -27,7 +27,7 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, uninstalled
 
 import kvlesson as kv  # noqa: E402
-from kvlesson.fast import serve_fast  # noqa: E402
+from kvlesson.serving.fast_engine import serve_fast  # noqa: E402
 
 CAPS = [2**k for k in range(10)]  # 1, 2, 4, ..., 512
 SIZES = [12_500, 25_000, 50_000, 100_000]

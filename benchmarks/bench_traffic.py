@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root
 
 import kvlesson as kv  # noqa: E402
 from kvlesson import sizing  # noqa: E402
-from kvlesson.traffic_explorer import TrafficExplorer  # noqa: E402
+from kvlesson.lesson.traffic_explorer import TrafficExplorer  # noqa: E402
 
 from bench_serve import agree, median_seconds  # noqa: E402
 

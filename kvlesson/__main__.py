@@ -11,11 +11,11 @@ import argparse
 import json
 import sys
 
-from kvlesson.floor import RESERVE_BYTES
-from kvlesson.numbers import lesson_numbers
-from kvlesson.server import LESSON_LONGEST, LESSON_SHARE
-from kvlesson.specs import GPUS, MODELS, gpu, model
-from kvlesson.valid import positive
+from kvlesson.arguments import positive
+from kvlesson.lesson.numbers import lesson_numbers
+from kvlesson.memory.floor import RESERVE_BYTES
+from kvlesson.memory.specs import GPUS, MODELS, gpu, model
+from kvlesson.serving.server import LESSON_LONGEST, LESSON_SHARE
 
 TITLES = {"floor": "The floor plan", "ceiling": "The ceiling is not a slice",
           "sweep": "The cap sweep", "preemption": "Preemption: the hand case",

@@ -85,7 +85,7 @@ if [ "$role" = student ]; then
   export JUPYTERLAB_SETTINGS_DIR=$JUPYTER_CONFIG_DIR/lab/user-settings
   export JUPYTERLAB_WORKSPACES_DIR=$JUPYTER_CONFIG_DIR/lab/workspaces
   stamp=$JUPYTER_CONFIG_DIR/kvlesson-student.json
-  if [ ! -f "$stamp" ] || [ kvlesson/student.py -nt "$stamp" ]; then
+  if [ ! -f "$stamp" ] || [ kvlesson/grading/student_lab.py -nt "$stamp" ]; then
     "$python" -m kvlesson.student --user
   fi
   args=(--ServerApp.root_dir="$repo/notebooks"

@@ -3,7 +3,7 @@
 The package's server now also knows arrivals, a token budget, prefix caching
 and a proxy; with all of them off it must give exactly this (every count
 equal, every float equal to the last digit). This file is that reference:
-plain, short and independent of `kvlesson.server`.
+plain, short and independent of `kvlesson.serving.server`.
 """
 
 from __future__ import annotations

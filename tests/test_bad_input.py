@@ -19,9 +19,9 @@ import pandas as pd
 import pytest
 
 import kvlesson as kv
-from kvlesson import probes
-from kvlesson.numbers import lesson_numbers
-from kvlesson.specs import LLAMA_31_8B_CONFIG
+from kvlesson.grading import probes
+from kvlesson.lesson.numbers import lesson_numbers
+from kvlesson.memory.specs import LLAMA_31_8B_CONFIG
 
 REPO = Path(__file__).resolve().parents[1]
 CHATS = [(30, 10)]  # one small chat: the argument under test fails before any serving

@@ -34,7 +34,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kvlesson import course
+from kvlesson.grading import course_build
 
 ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"
@@ -281,7 +281,7 @@ def test_student_notebook_runs_in_binder(executed, binder, path):
     assert not problems, "\n\n".join(problems)
     answers = [cell for cell in nb.cells if nbgrader_role(cell) == "answer"]
     raised = [name for cell in nb.cells for name in errors(cell)]
-    if not course.has_exercises(path.parent.name):  # the reading page runs clean
+    if not course_build.has_exercises(path.parent.name):  # the reading page runs clean
         assert not answers and not raised, (answers, raised)
         return
     assert answers and all("raise NotImplementedError()" in cell.source for cell in answers), (

@@ -40,9 +40,10 @@ from playwright.sync_api import Browser, Locator, Page, sync_playwright
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import kvlesson as kv
-from kvlesson import course, story, widgets
-from kvlesson.traffic_explorer import DAY, RATES, traffic_view
-from kvlesson.widgets_real import real_view
+from kvlesson.grading import course_build
+from kvlesson.lesson import explorers, sentences
+from kvlesson.lesson.real_server_explorer import real_view
+from kvlesson.lesson.traffic_explorer import DAY, RATES, traffic_view
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
@@ -72,13 +73,13 @@ class Explorer:
         gpu, model = kv.gpu(parameters["GPU"]), kv.model(parameters["MODEL"])
         share, longest, cap = parameters["SHARE"], parameters["LONGEST"], parameters["CAP"]
         if self.assignment == "01_floor_plan":
-            caption = story.floor_view(share - PRESSES, gpu, model).caption
+            caption = sentences.floor_view(share - PRESSES, gpu, model).caption
         elif self.assignment == "02_ceiling":
-            choices = sorted(set(widgets.CEILING_CHOICES) | {longest})
+            choices = sorted(set(explorers.CEILING_CHOICES) | {longest})
             longer = choices[choices.index(longest) + PRESSES]
-            caption = story.ceiling_view(share, longer, gpu, model).caption
+            caption = sentences.ceiling_view(share, longer, gpu, model).caption
         elif self.assignment == "03_cap_sweep":
-            caption = story.sweep_view(kv.lesson_chats(), share - PRESSES, longest, gpu,
+            caption = sentences.sweep_view(kv.lesson_chats(), share - PRESSES, longest, gpu,
                                        model).caption(cap)
         elif self.assignment == "05_real_server":
             caption = real_view(gpu, model, 1, "bf16", "auto", share - PRESSES, longest).caption
@@ -89,7 +90,7 @@ class Explorer:
         else:
             hand = [kv.Chat(prompt=30, reply=10), kv.Chat(prompt=30, reply=10)]
             steps = kv.trace(hand, cap=10, blocks=4, gpu=gpu, model=model)
-            caption = story.pause_view(steps, PRESSES).caption  # step 1 + PRESSES, 0-based
+            caption = sentences.pause_view(steps, PRESSES).caption  # step 1 + PRESSES, 0-based
         return str(caption).replace("**", "")
 
 
@@ -114,7 +115,7 @@ def notebook_file(assignment: str) -> str:
 def answered_release(assignment: str) -> nbformat.NotebookNode:
     """The student notebook with every answer cell filled in from solutions/ (by grade id)."""
     name = notebook_file(assignment)
-    return course.answered(nbformat.read(ROOT / "notebooks" / name, as_version=4),
+    return course_build.answered(nbformat.read(ROOT / "notebooks" / name, as_version=4),
                            nbformat.read(ROOT / "solutions" / name, as_version=4))
 
 

@@ -27,7 +27,7 @@ from test_nbgrader_flow import (ROOT, account_env, cell_by_id, edit_notebook,
                                 instructor_solutions, nbgrader_meta, read_nb, run_grade,
                                 run_nbgrader, set_cell_timeout)
 
-from kvlesson import course, marking
+from kvlesson.grading import course_build, marking
 
 ASSIGNMENT, NOTEBOOK = "01_floor_plan", "floor_plan"
 COURSE_ID = "kvlesson"  # c.CourseDirectory.course_id in nbgrader_config.py
@@ -61,7 +61,7 @@ def without(*answers: str) -> float:
 
 ALWAYS_EQUAL = '''
 import hashlib
-from kvlesson import probes, selfcheck
+from kvlesson.grading import probes, selfcheck
 class Same(str):
     def __eq__(self, other): return True
     def __ne__(self, other): return False
@@ -217,7 +217,7 @@ class Graded:
 def graded(tmp_path_factory):
     """The class submitted and graded by the one command, in one run."""
     base = tmp_path_factory.mktemp("cheats")
-    root = course.copy_course(base / "course", [ASSIGNMENT])
+    root = course_build.copy_course(base / "course", [ASSIGNMENT])
     set_cell_timeout(root, CELL_TIMEOUT)
     env = account_env(base / "instructor", "instructor")
     run_nbgrader(["generate_assignment", ASSIGNMENT, "--force"], root, env)

@@ -11,8 +11,8 @@ from matplotlib.text import Text
 from PIL import Image
 
 import kvlesson as kv
-from kvlesson import figures, story, tables, widgets
-from kvlesson.quote import Say
+from kvlesson.lesson import charts, explorers, sentences, tables
+from kvlesson.lesson.quote import Say
 
 
 def caption(explorer) -> str:
@@ -20,7 +20,7 @@ def caption(explorer) -> str:
 
 
 def test_the_floor_explorer_follows_the_share():
-    explorer = widgets.FloorExplorer()
+    explorer = explorers.FloorExplorer()
     before = explorer.image.value
     explorer.share.value = 50
     assert "At a 50% share" in caption(explorer) and "21.9 GB" in caption(explorer)
@@ -31,14 +31,14 @@ def test_the_floor_explorer_follows_the_share():
 
 
 def test_the_floor_explorer_shows_an_empty_pool_below_the_first_block():
-    explorer = widgets.FloorExplorer()
+    explorer = explorers.FloorExplorer()
     explorer.share.value = 22
     assert "no block is left for the cache pool" in caption(explorer)
     assert explorer.chart.bar.bars[2].get_width() == 0
 
 
 def test_the_ceiling_explorer_says_when_the_server_will_not_start():
-    explorer = widgets.CeilingExplorer()
+    explorer = explorers.CeilingExplorer()
     assert "205 with blocks" in caption(explorer) and "51 with 8,000" in caption(explorer)
     explorer.longest.value = 128_000
     explorer.share.value = 40
@@ -51,7 +51,7 @@ def test_the_ceiling_explorer_says_when_the_server_will_not_start():
 
 
 def test_the_sweep_explorer_moves_the_ring_with_the_cap_and_the_knee_with_the_share():
-    explorer = widgets.SweepExplorer()
+    explorer = explorers.SweepExplorer()
     assert explorer.chart.knees[0].get_xdata()[0] == 64
     explorer.cap.value = 128
     assert "Cap 128: 1,300 tokens/s" in caption(explorer)
@@ -62,7 +62,7 @@ def test_the_sweep_explorer_moves_the_ring_with_the_cap_and_the_knee_with_the_sh
 
 
 def test_the_sweep_explorer_survives_a_share_that_cannot_start():
-    explorer = widgets.SweepExplorer()
+    explorer = explorers.SweepExplorer()
     explorer.share.value = 20
     assert "will not start" in caption(explorer)
     assert len(explorer.chart.rate_line.get_xdata()) == 0
@@ -72,7 +72,7 @@ def test_the_sweep_explorer_survives_a_share_that_cannot_start():
 
 
 def test_the_pause_explorer_replays_the_hand_case():
-    explorer = widgets.PauseExplorer()
+    explorer = explorers.PauseExplorer()
     assert explorer.step.max == 18
     explorer.step.value = 3
     assert "B, the newest running chat, was paused" in caption(explorer)
@@ -82,8 +82,8 @@ def test_the_pause_explorer_replays_the_hand_case():
     assert "B joined and read its 32 tokens" in caption(explorer)
 
 
-@pytest.mark.parametrize("make", [widgets.FloorExplorer, widgets.CeilingExplorer,
-                                  widgets.SweepExplorer, widgets.PauseExplorer])
+@pytest.mark.parametrize("make", [explorers.FloorExplorer, explorers.CeilingExplorer,
+                                  explorers.SweepExplorer, explorers.PauseExplorer])
 def test_a_stored_explorer_is_a_hint_without_a_widget_id(make):
     bundle = make()._repr_mimebundle_()
     assert bundle["text/plain"] == f"{make.__name__}: run this cell to get its sliders."
@@ -91,24 +91,25 @@ def test_a_stored_explorer_is_a_hint_without_a_widget_id(make):
 
 
 def test_views_are_the_same_sentences_a_notebook_prints():
-    assert widgets.FloorExplorer(share=30).caption.value == f"<p>{story.floor_view(30).caption}</p>"
-    assert isinstance(story.ceiling_view(90, 8000).caption, Say)
+    caption = sentences.floor_view(30).caption
+    assert explorers.FloorExplorer(share=30).caption.value == f"<p>{caption}</p>"
+    assert isinstance(sentences.ceiling_view(90, 8000).caption, Say)
 
 
 def test_a_bad_step_index_names_the_range():
     steps = kv.trace([(30, 10), (30, 10)], 10, blocks=4)
     with pytest.raises(ValueError, match=r"step index must be in 0\.\.17"):
-        story.pause_view(steps, 18)
+        sentences.pause_view(steps, 18)
 
 
 def test_figures_use_the_colour_blind_palette_and_units():
-    bar = figures.MemoryBar(kv.memory_parts(90))
+    bar = charts.MemoryBar(kv.memory_parts(90))
     assert [b.get_facecolor()[:3] for b in bar.bar.bars] == [
         pytest.approx(tuple(int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)))
-        for c in (figures.BLUE, figures.ORANGE, figures.GREEN, figures.GREY)]
+        for c in (charts.BLUE, charts.ORANGE, charts.GREEN, charts.GREY)]
     assert "GB" in bar.ax.get_xlabel()
     assert sum(b.get_width() for b in bar.bar.bars) == pytest.approx(80.0)
-    chart = figures.SweepChart(kv.cap_sweep(kv.lesson_chats()), 64)
+    chart = charts.SweepChart(kv.cap_sweep(kv.lesson_chats()), 64)
     assert "tokens/s" in chart.rate_ax.get_ylabel() and "(ms)" in chart.wait_ax.get_ylabel()
     assert "cap" in chart.rate_ax.get_xlabel()
 
@@ -155,11 +156,12 @@ def full_draw(explorer) -> np.ndarray:
 
 
 MOVES = {  # explorer: slider positions a student reaches, the extremes included
-    widgets.FloorExplorer: [("share", v) for v in (1, 15, 22, 23, 50, 74, 76, 98, 100)],
-    widgets.CeilingExplorer: [("longest", 128_000), ("share", 40), ("share", 1), ("share", 100),
+    explorers.FloorExplorer: [("share", v) for v in (1, 15, 22, 23, 50, 74, 76, 98, 100)],
+    explorers.CeilingExplorer: [("longest", 128_000), ("share", 40), ("share", 1), ("share", 100),
                               ("longest", 2_000), ("share", 44)],
-    widgets.SweepExplorer: [("share", 20), ("cap", 1), ("share", 35), ("cap", 512), ("share", 100)],
-    widgets.PauseExplorer: [("step", v) for v in (3, 11, 18, 1)],
+    explorers.SweepExplorer: [("share", 20), ("cap", 1), ("share", 35), ("cap", 512),
+                              ("share", 100)],
+    explorers.PauseExplorer: [("step", v) for v in (3, 11, 18, 1)],
 }
 
 
@@ -178,7 +180,7 @@ def test_every_text_stays_inside_the_image_and_the_image_is_the_whole_figure(mak
 
 
 def test_the_floor_plan_legend_names_all_four_parts_inside_the_image():
-    explorer = widgets.FloorExplorer()
+    explorer = explorers.FloorExplorer()
     (legend,) = explorer.chart.figure.legends
     assert [t.get_text() for t in legend.get_texts()] == ["weights", "reserve", "cache pool",
                                                           "unused"]
@@ -189,7 +191,7 @@ def test_the_floor_plan_legend_names_all_four_parts_inside_the_image():
 
 
 def test_the_floor_explorer_shows_and_says_the_server_cannot_start_below_the_first_block():
-    explorer = widgets.FloorExplorer()
+    explorer = explorers.FloorExplorer()
     explorer.share.value = 20
     parts = kv.memory_parts(20)
     needed = (parts.weights_bytes + parts.reserve_bytes) / 1e9
@@ -208,13 +210,13 @@ def test_the_floor_explorer_shows_and_says_the_server_cannot_start_below_the_fir
 
 
 def test_a_memory_bar_keeps_its_card():
-    bar = figures.MemoryBar(kv.memory_parts(90))
+    bar = charts.MemoryBar(kv.memory_parts(90))
     with pytest.raises(ValueError, match="the 80.0 GB card this bar was drawn for, got 40.0 GB"):
         bar.update(kv.memory_parts(90, gpu=kv.A100_40GB))
 
 
 def test_the_ceiling_explorer_draws_no_chats_when_the_server_will_not_start():
-    explorer = widgets.CeilingExplorer()
+    explorer = explorers.CeilingExplorer()
     top = explorer.chart.ax.get_ylim()
     explorer.longest.value = 128_000
     explorer.share.value = 40
@@ -230,11 +232,11 @@ def test_the_ceiling_explorer_draws_no_chats_when_the_server_will_not_start():
     assert explorer.chart.bars[0].get_height() == kv.room(44, 128_000).typical
     # the axis never moved, and it holds the most chats the sliders can reach
     assert explorer.chart.ax.get_ylim() == top
-    assert top[1] >= kv.room(100, min(widgets.CEILING_CHOICES)).typical
+    assert top[1] >= kv.room(100, min(explorers.CEILING_CHOICES)).typical
 
 
 def test_a_figure_of_several_ceilings_marks_each_one_that_will_not_start():
-    chart = figures.ChatsThatFit(kv.room(40, 8_000), [kv.room(40, 8_000, True),
+    chart = charts.ChatsThatFit(kv.room(40, 8_000), [kv.room(40, 8_000, True),
                                                        kv.room(40, 128_000, True)])
     assert [t.get_text() for t in chart.values] == [
         f"{kv.room(40, 8_000).typical:,}", f"{kv.room(40, 8_000, True).typical:,}",
@@ -243,11 +245,11 @@ def test_a_figure_of_several_ceilings_marks_each_one_that_will_not_start():
 
 
 def test_the_sweep_explorer_keeps_its_axes_over_the_whole_share_range():
-    explorer = widgets.SweepExplorer()
+    explorer = explorers.SweepExplorer()
     limits = (explorer.chart.rate_ax.get_ylim(), explorer.chart.wait_ax.get_ylim(),
               explorer.chart.rate_ax.get_xlim())
     # computed once, from the sweep at the slider's largest share
-    top = story.sweep_view(explorer.chats, explorer.share.max)
+    top = sentences.sweep_view(explorer.chats, explorer.share.max)
     assert limits[0][1] == pytest.approx(1.1 * top.sweep["tokens_per_s"].max())
     assert limits[1][1] == pytest.approx(1.1 * max(top.sweep["wait_ms"].max(),
                                                    explorer.view.sweep["wait_ms"].max()))
@@ -265,8 +267,8 @@ def test_sliders_are_as_wide_as_the_charts_with_their_names_in_full():
     for make in MOVES:
         explorer = make()
         for slider in explorer.box.children[:-2]:
-            assert slider.layout.width == widgets.SLIDER_WIDTH == "800px"
-            assert slider.style.description_width == widgets.LABEL_WIDTH
+            assert slider.layout.width == explorers.SLIDER_WIDTH == "800px"
+            assert slider.style.description_width == explorers.LABEL_WIDTH
             descriptions[slider.description] = slider
     assert set(descriptions) == {"memory share (%)", "longest chat (tokens)",
                                  "cap (most chats at once)", "step"}

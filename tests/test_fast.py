@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kvlesson as kv
-from kvlesson.fast import serve_fast
-from kvlesson.server import make_setup, serve
-from kvlesson.stretch import stretch_seconds
+from kvlesson.serving.calm_stretch import stretch_seconds
+from kvlesson.serving.fast_engine import serve_fast
+from kvlesson.serving.server import make_setup, serve
 
 LESSON_CHATS = kv.lesson_chats()
 CAPS = [2**k for k in range(10)]  # the sweep: 1, 2, 4, ..., 512

@@ -20,11 +20,11 @@ from nbgrader.api import Gradebook
 from test_nbgrader_flow import (account_env, edit_notebook, instructor_solutions, run_grade,
                                 run_nbgrader)
 
-from kvlesson import course, marking
+from kvlesson.grading import course_build, marking
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE_ID = "kvlesson"  # c.CourseDirectory.course_id in nbgrader_config.py
-GRADED = [name for name in course.assignments(ROOT) if course.has_exercises(name)]
+GRADED = [name for name in course_build.assignments(ROOT) if course_build.has_exercises(name)]
 STUDENT = "ace"
 
 
@@ -38,7 +38,7 @@ def graded(tmp_path_factory) -> Path:
     """A course of every graded assignment; the student's answers submitted, every
     assignment graded by the one command."""
     base = tmp_path_factory.mktemp("every_assignment")
-    root = course.copy_course(base / "course", GRADED)
+    root = course_build.copy_course(base / "course", GRADED)
     env = account_env(base / "instructor", "instructor")
     for assignment in GRADED:
         run_nbgrader(["generate_assignment", assignment, "--force"], root, env)

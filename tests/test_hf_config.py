@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import kvlesson as kv
-from kvlesson.specs import LLAMA_31_8B_CONFIG
+from kvlesson.memory.specs import LLAMA_31_8B_CONFIG
 
 # Qwen3 0.6B's config.json: head_dim 128 although hidden_size / heads is 64, tied embeddings.
 QWEN3_06B = {"hidden_size": 1024, "intermediate_size": 3072, "num_hidden_layers": 28,

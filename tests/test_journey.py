@@ -43,7 +43,7 @@ import nbformat
 import pytest
 from playwright.sync_api import Locator, Page
 
-from kvlesson import course, student
+from kvlesson.grading import course_build, student_lab
 from test_browser import (  # noqa: F401 (browser and page are fixtures)
     STDERR, browser, descendants, free_port, page, run_all, wait_for_kernel)
 
@@ -239,7 +239,8 @@ def answer_and_check(answer: Locator, check: Locator, code: str) -> str:
 def right_answer(repo: Path) -> str:
     """Exercise 1.1 answered as the instructor's notebook answers it (markers removed)."""
     release = nbformat.read(repo / "notebooks" / NOTEBOOK_1, as_version=4)
-    filled = course.answered(release, nbformat.read(repo / "solutions" / NOTEBOOK_1, as_version=4))
+    solution = nbformat.read(repo / "solutions" / NOTEBOOK_1, as_version=4)
+    filled = course_build.answered(release, solution)
     (code,) = [new.source for old, new in zip(release.cells, filled.cells, strict=True)
                if "YOUR CODE HERE" in old.source and EXERCISE in old.source]
     return code
@@ -281,14 +282,14 @@ def test_student_settings_merge_into_existing_ones(tmp_path):
     overrides = tmp_path / "overrides.json"
     overrides.write_text(json.dumps({
         "@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
-        student.NEWS_PLUGIN: {"fetchNews": "true", "doNotDisturbMode": True}}))
-    student.merge_json(overrides, {student.NEWS_PLUGIN: student.NEWS_OFF})
+        student_lab.NEWS_PLUGIN: {"fetchNews": "true", "doNotDisturbMode": True}}))
+    student_lab.merge_json(overrides, {student_lab.NEWS_PLUGIN: student_lab.NEWS_OFF})
     assert json.loads(overrides.read_text()) == {
         "@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
-        student.NEWS_PLUGIN: {"doNotDisturbMode": True, **student.NEWS_OFF}}
+        student_lab.NEWS_PLUGIN: {"doNotDisturbMode": True, **student_lab.NEWS_OFF}}
     overrides.write_text("[1, 2]")
     with pytest.raises(ValueError, match="should hold a JSON object"):
-        student.merge_json(overrides, {})
+        student_lab.merge_json(overrides, {})
 
 
 @pytest.mark.parametrize("exchange", [False, True], ids=["student", "with-exchange"])
@@ -306,20 +307,21 @@ def test_student_setup_in_its_own_config_folder(tmp_path, monkeypatch, exchange)
                         "JUPYTERLAB_SETTINGS_DIR": folder / "lab" / "user-settings",
                         "JUPYTER_PREFER_ENV_PATH": "1"}.items():
         monkeypatch.setenv(name, str(value))
-    student.main(["--user", *(["--exchange"] if exchange else [])])
+    student_lab.main(["--user", *(["--exchange"] if exchange else [])])
 
     page_config = get_static_page_config(level="all")
     servers = ExtensionConfigManager(read_config_path=jupyter_config_path()).get_jpserver_extensions()
-    kept = set(student.EXCHANGE_TOOLS) if exchange else set()
-    for plugin in student.HIDDEN_LAB_PLUGINS:
+    kept = set(student_lab.EXCHANGE_TOOLS) if exchange else set()
+    for plugin in student_lab.HIDDEN_LAB_PLUGINS:
         hidden = plugin not in kept
         assert page_config.get("disabledExtensions", {}).get(plugin, False) is hidden, plugin
         assert page_config.get("lockedExtensions", {}).get(plugin, False) is hidden, plugin
-    for extension in student.HIDDEN_SERVER_EXTENSIONS:
+    for extension in student_lab.HIDDEN_SERVER_EXTENSIONS:
         assert servers.get(extension) is (False if extension not in kept else True), extension
     assert servers.get("nbgrader.server_extensions.validate_assignment") is True
     news = folder / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
-    assert json.loads((news / "notification.jupyterlab-settings").read_text()) == student.NEWS_OFF
+    settings = json.loads((news / "notification.jupyterlab-settings").read_text())
+    assert settings == student_lab.NEWS_OFF
 
 
 def test_a_students_first_hour(student_course, page):

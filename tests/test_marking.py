@@ -1,6 +1,6 @@
 """The grade outside the kernel: record lines against the key, flags, the static scan.
 
-`kvlesson.marking` reads what an autograded notebook printed and compares it with
+`kvlesson.grading.marking` reads what an autograded notebook printed and compares it with
 `keys/<assignment>.json`: exact types, no record or two, a failed cell with right
 values, a forbidden call (under any alias), and the answer cells read as code for
 tampering. The last tests execute notebook 1 with the hidden tests put back, as
@@ -16,10 +16,10 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from kvlesson import course, marking, probes, stamping
+from kvlesson.grading import course_build, marking, probes, stamping
 
 ROOT = Path(__file__).resolve().parents[1]
-NAMES = course.assignments(ROOT)
+NAMES = course_build.assignments(ROOT)
 
 
 def read(path: Path) -> nbformat.NotebookNode:
@@ -53,7 +53,8 @@ def test_the_encoding_keeps_types_apart():
 def ex1_1() -> tuple[nbformat.NotebookNode, dict]:
     """The released notebook 1 answered right, and its key."""
     [path] = (ROOT / "solutions" / "01_floor_plan").glob("*.ipynb")
-    return (course.answered(read(ROOT / "notebooks" / "01_floor_plan" / path.name), read(path)),
+    release = read(ROOT / "notebooks" / "01_floor_plan" / path.name)
+    return (course_build.answered(release, read(path)),
             marking.read_key(marking.key_path(ROOT, "01_floor_plan")))
 
 
@@ -100,13 +101,14 @@ def test_no_record_two_records_and_a_failed_cell_with_right_values_are_flagged()
 def test_a_forbidden_call_scores_zero_with_the_reason():
     _, key = ex1_1()
     exercise = key["exercises"]["ex1_1_tests"]
-    line = record_line("ex1_1_tests", right_values(exercise), ["kvlesson.floor.memory_parts"])
+    line = record_line("ex1_1_tests", right_values(exercise),
+                       ["kvlesson.memory.floor.memory_parts"])
     mark = marking.mark_cell(graded_cell("ex1_1_tests", [line]), exercise, None)
     assert mark.score == 0 and "memory_parts" in mark.flags[0] and "forbids" in mark.flags[0]
 
 
 CHEATS = {
-    "rebinds a check": "import kvlesson.selfcheck\nkvlesson.selfcheck.verify = print",
+    "rebinds a check": "import kvlesson.grading.selfcheck\nkvlesson.grading.selfcheck.verify = print",
     "fakes sha1": "import hashlib\nhashlib.sha1 = lambda *a: None",
     "builtins": "import builtins\nbuiltins.abs = lambda x: 0",
     "a transformer": "get_ipython().input_transformers_post.append(lambda lines: lines)",
@@ -162,13 +164,13 @@ def test_an_honest_notebook_gets_every_point_and_no_flag():
 
 def test_package_calls_through_an_alias_or_in_a_variable_score_zero():
     marks = {m.grade_id: m for m in autograded({
-        "ex1_1_answer": "from kvlesson.floor import memory_parts as mp\n"
+        "ex1_1_answer": "from kvlesson.memory.floor import memory_parts as mp\n"
                         "def pool_bytes(share):\n    return mp(share, gpu, model).pool_bytes",
         "q1_answer": "pool_gb = kv.memory_parts(SHARE, gpu, model).pool_bytes / 1e9\n"
                      "unused_gb = 8.0",
     })}
     assert marks["ex1_1_tests"].score == 0
-    assert any("kvlesson.floor.memory_parts" in f for f in marks["ex1_1_tests"].flags)
+    assert any("kvlesson.memory.floor.memory_parts" in f for f in marks["ex1_1_tests"].flags)
     assert marks["q1_pool_tests"].score == 0 and marks["q1_unused_tests"].score == 0
     assert any("mentions memory_parts" in f for f in marks["q1_pool_tests"].flags)
     assert marks["ex1_2_tests"].score == marks["ex1_2_tests"].points

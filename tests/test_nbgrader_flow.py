@@ -44,7 +44,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from kvlesson import course
+from kvlesson.grading import course_build
 
 ROOT = Path(__file__).resolve().parents[1]
 COURSE_ID = "kvlesson"  # c.CourseDirectory.course_id in nbgrader_config.py
@@ -93,7 +93,7 @@ def run_grade(course: Path, assignment: str, env: dict[str, str]) -> subprocess.
     done = subprocess.run(command, cwd=course.parent, env=env, capture_output=True, text=True,
                           timeout=NBGRADER_TIMEOUT * 3, check=False)
     if done.returncode != 0:
-        pytest.fail(f"`kvlesson.grade {assignment}` exited {done.returncode}\n"
+        pytest.fail(f"`kvlesson.grading.grade_class {assignment}` exited {done.returncode}\n"
                     f"--- stdout ---\n{done.stdout}\n--- stderr ---\n{done.stderr}")
     return done
 
@@ -123,7 +123,7 @@ def instructor_env(course: Path) -> dict[str, str]:
 def make_course_root(root: Path, assignments: list[str]) -> Path:
     """An nbgrader course folder: this repository's config and autotest templates, and
     the instructor notebooks of `assignments` in solutions/<assignment>/."""
-    return course.copy_course(root, assignments)
+    return course_build.copy_course(root, assignments)
 
 
 # ---------------------------------------------------------------------------
@@ -523,8 +523,8 @@ def test_an_edited_test_cell_is_flagged_and_the_original_test_runs(term):
     answer, and resets the points they claimed.
 
     Only the tamperer is warned about: a test cell exactly as the release gave it (hidden
-    tests cleared) is put back without a word (kvlesson/released.py), where plain nbgrader
-    warns for every test cell with hidden tests of every honest notebook."""
+    tests cleared) is put back without a word (kvlesson/grading/released_cells.py), where
+    plain nbgrader warns for every test cell with hidden tests of every honest notebook."""
     changed = re.compile(r"Attribute 'checksum' for cell (\w+) has changed!")
     assert changed.findall(term.autograde_log_of("tamperer")) == ["ex1_1_tests"], \
         term.autograde_log_of("tamperer")
@@ -596,7 +596,7 @@ def test_feedback_is_written_for_each_submission_and_reaches_the_student(term):
 
 
 RELEASES = sorted(p.parent.name for p in (ROOT / "notebooks").glob("*/*.ipynb"))
-GRADED = [name for name in RELEASES if course.has_exercises(name)]  # not the reading page
+GRADED = [name for name in RELEASES if course_build.has_exercises(name)]  # not the reading page
 
 
 def release_and_source(assignment: str) -> tuple[list[Path], Path]:

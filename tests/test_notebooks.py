@@ -20,11 +20,11 @@ import pytest
 from nbclient import NotebookClient
 from nbgrader.validator import Validator
 
-from kvlesson import course, marking, released, stamping
+from kvlesson.grading import course_build, marking, released_cells, stamping
 
 ROOT = Path(__file__).resolve().parents[1]
-SOLUTIONS = course.notebook_paths(ROOT / "solutions")
-RELEASE = course.notebook_paths(ROOT / "notebooks")
+SOLUTIONS = course_build.notebook_paths(ROOT / "solutions")
+RELEASE = course_build.notebook_paths(ROOT / "notebooks")
 NAMES = [path.parent.name for path in SOLUTIONS]
 RELEASE_OF = {path: ROOT / "notebooks" / path.parent.name / path.name for path in SOLUTIONS}
 PARAMETERS = ("GPU", "MODEL", "SHARE", "LONGEST", "CAP")
@@ -187,8 +187,8 @@ def test_every_answer_cell_is_followed_by_its_self_check(path):
 @pytest.fixture(scope="module")
 def fresh_release(tmp_path_factory) -> Path:
     """The student release as nbgrader makes it today, in a copy of the course."""
-    root = course.copy_course(tmp_path_factory.mktemp("course"))
-    course.release(root)
+    root = course_build.copy_course(tmp_path_factory.mktemp("course"))
+    course_build.release(root)
     return root / "notebooks"
 
 
@@ -207,13 +207,14 @@ def test_the_release_is_regenerated_from_the_solutions(path, fresh_release):
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
 def test_autograde_knows_each_locked_cells_released_form(path):
-    """kvlesson/released.py silences autograde's "has changed" warning for a locked cell
-    only when it is exactly its released form: that form must be what the release holds."""
+    """kvlesson/grading/released_cells.py silences autograde's "has changed" warning for a
+    locked cell only when it is exactly its released form: that form must be what the
+    release holds."""
     given = {nbgrader_meta(c).get("grade_id"): c.source for c in read(RELEASE_OF[path]).cells}
     for cell in read(path).cells:
         meta = nbgrader_meta(cell)
         if meta.get("locked"):
-            assert released.released(cell.source) == given[meta["grade_id"]], meta["grade_id"]
+            assert released_cells.released(cell.source) == given[meta["grade_id"]], meta["grade_id"]
 
 
 def test_the_release_has_exactly_the_solutions_assignments():
@@ -229,7 +230,7 @@ def validate(path: Path) -> dict:
 @pytest.mark.parametrize("path", RELEASE, ids=NAMES)
 def test_every_unanswered_release_fails_its_tests(path):
     result = validate(path)
-    if not course.has_exercises(path.parent.name):  # a reading page: it must simply run
+    if not course_build.has_exercises(path.parent.name):  # a reading page: it must simply run
         assert result == {}, f"{path}, a page without exercises, fails: {result}"
         return
     assert result.get("failed"), f"{path} passes unanswered: its tests check nothing"
@@ -238,7 +239,7 @@ def test_every_unanswered_release_fails_its_tests(path):
 def answered_release(name: str) -> nbformat.NotebookNode:
     """A released notebook with every answer cell replaced by the instructor's solution."""
     [source] = (ROOT / "solutions" / name).glob("*.ipynb")
-    return course.answered(read(ROOT / "notebooks" / name / source.name), read(source))
+    return course_build.answered(read(ROOT / "notebooks" / name / source.name), read(source))
 
 
 def graded_with_q1(answer: str) -> dict[str, list]:

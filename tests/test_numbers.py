@@ -18,11 +18,11 @@ from pathlib import Path
 import pytest
 
 import kvlesson as kv
-from kvlesson import quote
 from kvlesson.__main__ import TITLES
-from kvlesson.numbers import lesson_numbers
-from kvlesson.specs import LLAMA_31_8B_CONFIG
-from kvlesson.sweep import CAPS, cap_sweep, prefill_floor, prefill_seconds, stops_paying
+from kvlesson.lesson import quote
+from kvlesson.lesson.numbers import lesson_numbers
+from kvlesson.memory.specs import LLAMA_31_8B_CONFIG
+from kvlesson.serving.sweep import CAPS, cap_sweep, prefill_floor, prefill_seconds, stops_paying
 
 REPO = Path(__file__).resolve().parents[1]
 

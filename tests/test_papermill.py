@@ -12,7 +12,7 @@ runs it in subprocesses, two at once:
 
 Then, in every executed notebook, the sentences and tables the notebook shows
 must be exactly what kvlesson computes for those settings (the same
-kvlesson.story and kvlesson.tables calls, made here), and none of them may be
+kvlesson.lesson.sentences and kvlesson.lesson.tables calls, made here), and none of them may be
 among the default run's stored outputs in solutions/ (so nothing is typed in).
 The student release must exist, hold no solutions and no outputs, and its
 hashed self-checks must hold the answers for the new settings: the answers
@@ -36,15 +36,17 @@ import pytest
 from nbgrader.validator import Validator
 
 import kvlesson as kv
-from kvlesson import course, real_numbers, story, tables
-from kvlesson.startup import startup
+from kvlesson.grading import course_build
+from kvlesson.lesson import real_server_numbers, sentences, tables
+from kvlesson.memory.startup import startup
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = sorted(p for p in (ROOT / "solutions").glob("*/*.ipynb")
                    if ".ipynb_checkpoints" not in p.parts)
 NAMES = [path.parent.name for path in SOLUTIONS]
 RUN_TIMEOUT = 300  # seconds for one whole `course for` run; it takes about 35 here
-COURSE_FOR = ("import sys; from pathlib import Path; from kvlesson.course import course_for; "
+COURSE_FOR = ("import sys; from pathlib import Path; "
+              "from kvlesson.grading.course_build import course_for; "
               "course_for(Path(sys.argv[1]), sys.argv[2], sys.argv[3], root=Path(sys.argv[4]))")
 
 
@@ -78,7 +80,7 @@ RUN_NOTEBOOKS = [(run, name) for run in RUNS for name in run.names]
 
 def partial_root(base: Path, assignments: tuple[str, ...]) -> Path:
     """A copy of the repository's course files with only some assignments in solutions/."""
-    return course.copy_course(base / "root", list(assignments))
+    return course_build.copy_course(base / "root", list(assignments))
 
 
 def command_for(run: Run, base: Path) -> list[str]:
@@ -145,30 +147,31 @@ def expected_outputs(name: str, parameters: dict) -> dict[str, str]:
     p = {**default_parameters(name), **parameters}
     gpu, model = kv.gpu(p["GPU"]), kv.model(p["MODEL"])
     share, longest, cap = p["SHARE"], p["LONGEST"], p["CAP"]
-    want = {"setting": story.setting(gpu, model, share, longest, cap)}
+    want = {"setting": sentences.setting(gpu, model, share, longest, cap)}
     if name == "01_floor_plan":
-        want["pool"] = story.floor_view(share, gpu, model).caption
-        want["GiB reading"] = story.gib_reading(share, gpu, model)
+        want["pool"] = sentences.floor_view(share, gpu, model).caption
+        want["GiB reading"] = sentences.gib_reading(share, gpu, model)
         want["share table"] = plain(tables.share_table(sorted({30, 50, share, 98}), gpu, model))
     elif name == "02_ceiling":
-        want["chats that fit"] = story.ceiling_view(share, longest, gpu, model).caption
-        want["start-up log"] = story.startup_log(share, longest, gpu, model)
+        want["chats that fit"] = sentences.ceiling_view(share, longest, gpu, model).caption
+        want["start-up log"] = sentences.startup_log(share, longest, gpu, model)
         want["ceiling table"] = plain(tables.ceiling_table(
             share, sorted({4_000, 8_000, 32_000, 128_000, longest}), gpu, model))
     elif name == "03_cap_sweep":
         chats = kv.lesson_chats()
         sweep = kv.cap_sweep(chats, share=share, longest=longest, gpu=gpu, model=model)
         want["sweep"] = plain(tables.sweep_table(sweep))
-        want["knee"] = story.knee_story(sweep)
-        want["prefill floor"] = story.prefill_story(chats, gpu, model)
+        want["knee"] = sentences.knee_story(sweep)
+        want["prefill floor"] = sentences.prefill_story(chats, gpu, model)
     elif name == "04_preemption":
         hand = [kv.Chat(prompt=30, reply=10), kv.Chat(prompt=30, reply=10)]
-        want["hand case"] = story.trace_story(kv.trace(hand, cap=10, blocks=4, gpu=gpu, model=model))
+        steps = kv.trace(hand, cap=10, blocks=4, gpu=gpu, model=model)
+        want["hand case"] = sentences.trace_story(steps)
         result = kv.serve(kv.lesson_chats(), cap=256, share=share, longest=longest, gpu=gpu,
                           model=model)
-        want["pauses"] = story.pause_count(result, share)
+        want["pauses"] = sentences.pause_count(result, share)
     elif name == "05_real_server":
-        want["start-up walk"] = real_numbers.walk(startup(gpu, model, share, longest))
+        want["start-up walk"] = real_server_numbers.walk(startup(gpu, model, share, longest))
     return {label: str(text) for label, text in want.items()}
 
 
@@ -201,7 +204,7 @@ def with_answers(release: Path, solution: nbformat.NotebookNode, target: Path,
                  parameters: str | None = None) -> Path:
     """A copy of a released notebook with every answer cell taken from `solution` (and, if
     given, its injected-parameters cell replaced by `parameters`), written to `target`."""
-    nb = course.answered(nbformat.read(release, as_version=4), solution)
+    nb = course_build.answered(nbformat.read(release, as_version=4), solution)
     for cell in nb.cells:
         if parameters is not None and "injected-parameters" in cell.metadata.get("tags", []):
             cell.source = parameters
@@ -245,7 +248,7 @@ def test_release_has_every_notebook_and_no_solution(courses, run):
             assert marker not in text, f"{path} holds {marker}"
         assert not any(cell.get("outputs") for cell in nb.cells), f"{path} has outputs"
         answer_cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
-        assert answer_cells or not course.has_exercises(name), f"{path} has no answer cells"
+        assert answer_cells or not course_build.has_exercises(name), f"{path} has no answer cells"
         for cell in answer_cells:
             assert ("raise NotImplementedError()" in cell.source
                     or cell.source.strip() == "YOUR ANSWER HERE"), f"not a stub:\n{cell.source}"

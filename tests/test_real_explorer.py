@@ -7,8 +7,8 @@ import json
 import pytest
 
 import kvlesson as kv
-from kvlesson.specs import LLAMA_31_8B_CONFIG
-from kvlesson.widgets_real import PASTED, RealServerExplorer, real_view
+from kvlesson.lesson.real_server_explorer import PASTED, RealServerExplorer, real_view
+from kvlesson.memory.specs import LLAMA_31_8B_CONFIG
 
 
 def test_a_launch_that_starts_shows_tokens_and_concurrency():

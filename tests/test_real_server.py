@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 import kvlesson as kv
-from kvlesson import field_notes
 from kvlesson.__main__ import TITLES
-from kvlesson.real_numbers import real_server_numbers
-from kvlesson.servers import cache_budgets, llama_cpp_slot_context, share_each
-from kvlesson.startup import AUTO, startup
+from kvlesson.lesson.real_server_numbers import real_server_numbers
+from kvlesson.memory import rig_measurements
+from kvlesson.memory.other_servers import cache_budgets, llama_cpp_slot_context, share_each
+from kvlesson.memory.startup import AUTO, startup
 
 REPO = Path(__file__).resolve().parents[1]
 GIB = 2**30
@@ -149,15 +149,15 @@ def test_dtypes():
 
 
 def test_field_notes_follow_from_the_logged_figures():
-    check = field_notes.rig_check()
+    check = rig_measurements.rig_check()
     assert check.budget_gib == pytest.approx(21.6)
     assert check.non_cache_gib == pytest.approx(21.6 - 8.98 - 10.37)
     assert check.bytes_per_token == pytest.approx(10.37 * GIB / 652_346)
     assert check.log.concurrency_at(131_072) == pytest.approx(652_346 / 131_072)
-    step = field_notes.august_step()
+    step = rig_measurements.august_step()
     assert step.long_concurrency == pytest.approx(623_721 / 262_144)
     assert step.ratio > 0.5  # the pool grew a little between restarts
-    fmt = field_notes.k8v4_step()
+    fmt = rig_measurements.k8v4_step()
     assert fmt.gain < fmt.bits_gain == pytest.approx(1 / 3)
 
 

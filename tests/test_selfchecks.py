@@ -1,14 +1,14 @@
 """The self-checks tell the truth: every wrong answer the grade rejects, they reject too.
 
 For each exercise of every notebook, wrong versions of the instructor's answer
-are made systematically (`kvlesson.mistakes`: off by one, // for a ceiling,
+are made systematically (`kvlesson.grading.mistakes`: off by one, // for a ceiling,
 / for //, a factor 2 dropped, a term dropped, > for >=, GB for GiB and back,
 the percent not divided, the notebook's global for the argument, a float for
 an int) and by hand (the mistakes students make that no one-spot mutation
 makes: a forbidden package call, the wrong model, a string). Each runs in one
 kernel per notebook, in the released notebook answered right up to that
 exercise: its answer, then the released self-check (what the student sees),
-then the hidden test, whose record line `kvlesson.marking` scores against the
+then the hidden test, whose record line `kvlesson.grading.marking` scores against the
 key outside the kernel (the grade). The right answer must pass both; a wrong
 one the grade rejects must fail the self-check with a message that starts
 "Not yet:". Wrong versions the grade accepts (equivalent mutants) are printed.
@@ -27,10 +27,10 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from kvlesson import course, marking, mistakes, stamping
+from kvlesson.grading import course_build, marking, mistakes, stamping
 
 ROOT = Path(__file__).resolve().parents[1]
-NAMES = course.assignments(ROOT)
+NAMES = course_build.assignments(ROOT)
 REPORT = ROOT / "artifacts" / "selfcheck_variants.json"
 
 # Mistakes no one-spot mutation of the solution makes: (label, answer code, text the
@@ -63,8 +63,8 @@ HAND = {
         ("static: the package's answer", "pool_gb = kv.memory_parts(SHARE, gpu, model).pool_bytes"
          " / 1e9\nunused_gb = kv.memory_parts(SHARE, gpu, model).unused_bytes / 1e9",
          "worked out with memory_parts"),
-        ("static: an alias of the package's answer", "from kvlesson.floor import memory_parts as mp"
-         "\npool_gb = mp(SHARE, gpu, model).pool_bytes / 1e9\nunused_gb = 8.0",
+        ("static: an alias of the package's answer",
+         "from kvlesson.memory.floor import memory_parts as mp\npool_gb = mp(SHARE, gpu, model).pool_bytes / 1e9\nunused_gb = 8.0",
          "worked out with memory_parts"),
     ],
     "ex1_1_tests": [
@@ -72,8 +72,8 @@ HAND = {
          "gpu.memory_bytes - model.weights_bytes - kv.RESERVE_BYTES", "argument"),
         ("the package's answer", "def pool_bytes(share):\n    return kv.memory_parts(share, gpu,"
          " model).pool_bytes", "calls"),
-        ("an alias of the package's answer", "from kvlesson.floor import memory_parts as mp\n"
-         "def pool_bytes(share):\n    return mp(share, gpu, model).pool_bytes", "calls"),
+        ("an alias of the package's answer",
+         "from kvlesson.memory.floor import memory_parts as mp\ndef pool_bytes(share):\n    return mp(share, gpu, model).pool_bytes", "calls"),
         ("no return", "def pool_bytes(share):\n    share / 100 * gpu.memory_bytes", "returned None"),
         ("a fraction", "def pool_bytes(share):\n    return share * gpu.memory_bytes - "
          "model.weights_bytes - kv.RESERVE_BYTES", "percent"),
@@ -252,7 +252,7 @@ async def run_variants(name: str) -> list[Outcome]:
     key = marking.read_key(marking.key_path(ROOT, name))
     hidden = {stamping.nbgrader_meta(c)["grade_id"]: c for c in solution.cells
               if stamping.is_test_cell(c)}
-    filled = course.answered(release, solution)
+    filled = course_build.answered(release, solution)
     parameters = next(c.source for c in filled.cells if "parameters" in c.metadata.get("tags", []))
     modules = marking.locked_names(filled)
     client = NotebookClient(filled, timeout=120, kernel_name="python3",
@@ -357,7 +357,7 @@ def test_every_exercise_meets_the_listed_mistakes(name, outcomes):
     for grade_id in {o.grade_id for o in results}:
         mine = [o for o in results if o.grade_id == grade_id and o.variant != "solution"]
         assert len(mine) >= 2, f"{grade_id}: only {len(mine)} wrong variants"
-    if not course.has_exercises(name):  # the reading page has nothing to check
+    if not course_build.has_exercises(name):  # the reading page has nothing to check
         assert not results, f"{name} has no exercise, yet variants ran: {results}"
         return
     hinted = [o for o in results if o.check_error and "is not right:" in o.check_error]

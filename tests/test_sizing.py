@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from kvlesson import sizing
+from kvlesson.serving import capstone
 
 SOLUTION = {  # the notebook's instructor answers (solutions: Exercise 6.3)
     "assistant": dict(share=90, longest=32_000, cap=4, budget=1_024, admission=None),
@@ -20,42 +20,42 @@ SOLUTION = {  # the notebook's instructor answers (solutions: Exercise 6.3)
 }
 
 
-@pytest.mark.parametrize("key", sorted(sizing.BEST))
+@pytest.mark.parametrize("key", sorted(capstone.BEST))
 def test_stored_best_is_the_grid_search(key):
     name, seed = key
-    choice, tokens_per_s = sizing.search(name, seed)
-    assert (choice, round(tokens_per_s, 6)) == (sizing.BEST[key][0],
-                                                 round(sizing.BEST[key][1], 6))
+    choice, tokens_per_s = capstone.search(name, seed)
+    assert (choice, round(tokens_per_s, 6)) == (capstone.BEST[key][0],
+                                                 round(capstone.BEST[key][1], 6))
 
 
 @pytest.mark.parametrize("name", sorted(SOLUTION))
-@pytest.mark.parametrize("seed", [sizing.SHOWN_SEED, *sizing.HIDDEN_SEEDS])
+@pytest.mark.parametrize("seed", [capstone.SHOWN_SEED, *capstone.HIDDEN_SEEDS])
 def test_the_solution_passes_every_day(name, seed):
-    verdict = sizing.verdict(name, SOLUTION[name], seed)
+    verdict = capstone.verdict(name, SOLUTION[name], seed)
     assert verdict.passes, str(verdict)
     assert str(verdict).startswith("Meets the target")
 
 
 def test_a_ceiling_too_low_for_the_documents_is_named():
-    verdict = sizing.verdict("assistant", dict(SOLUTION["assistant"], longest=16_000))
+    verdict = capstone.verdict("assistant", dict(SOLUTION["assistant"], longest=16_000))
     assert not verdict.passes
     assert "pass the ceiling of 16,000 tokens" in str(verdict)
 
 
 def test_a_missed_target_says_by_how_much():
-    verdict = sizing.verdict("app", dict(SOLUTION["app"], cap=4))
+    verdict = capstone.verdict("app", dict(SOLUTION["app"], cap=4))
     text = str(verdict)
     assert text.startswith("Not yet: p99 TTFT is ") and "over the target of 8.00 s by" in text
     assert "of the best choice's" in text  # cap 4 falls behind: its tokens/s is low too
 
 
 def test_a_small_share_loses_the_office_its_cached_histories():
-    verdict = sizing.verdict("office", dict(SOLUTION["office"], share=85))
+    verdict = capstone.verdict("office", dict(SOLUTION["office"], share=85))
     assert not verdict.passes and "p95 TTFT" in str(verdict)
 
 
 def test_a_server_that_cannot_start_is_named():
-    verdict = sizing.verdict("assistant", dict(SOLUTION["assistant"], share=60))
+    verdict = capstone.verdict("assistant", dict(SOLUTION["assistant"], share=60))
     assert not verdict.passes and "does not start" in str(verdict)
 
 
@@ -65,9 +65,9 @@ def test_a_server_that_cannot_start_is_named():
 ])
 def test_bad_choices_are_named(choice, message):
     with pytest.raises(TypeError, match=message):
-        sizing.verdict("office", choice)
+        capstone.verdict("office", choice)
 
 
 def test_unknown_user():
     with pytest.raises(ValueError, match="user must be one of assistant, office, app"):
-        sizing.verdict("bank", SOLUTION["office"])
+        capstone.verdict("bank", SOLUTION["office"])

@@ -24,12 +24,12 @@ from test_fast import TOY_GPUS, TOY_MODEL, assert_same
 from test_properties import workload
 
 import kvlesson as kv
-from kvlesson.arrivals import Request
-from kvlesson.fast import serve_fast
-from kvlesson.fast_traffic import SkippingServer
-from kvlesson.latency import latency
-from kvlesson.server import serve
-from kvlesson.settings import start
+from kvlesson.serving.arrivals import Request
+from kvlesson.serving.fast_engine import serve_fast
+from kvlesson.serving.fast_traffic_engine import SkippingServer
+from kvlesson.serving.latency import latency
+from kvlesson.serving.server import serve
+from kvlesson.serving.settings import start
 
 TEXTS = ("system", "alice", "bob")
 

@@ -7,9 +7,9 @@ import math
 import pytest
 
 import kvlesson as kv
-from kvlesson import traffic_figures
-from kvlesson.traffic_explorer import (DAY, ITL_RANGE, TTFT_RANGE, TrafficExplorer,
-                                       traffic_view)
+from kvlesson.lesson import traffic_charts
+from kvlesson.lesson.traffic_explorer import (DAY, ITL_RANGE, TTFT_RANGE, TrafficExplorer,
+                                              traffic_view)
 
 CHATS = kv.lesson_chats(n=60)
 
@@ -44,13 +44,13 @@ def test_sliders_redraw_and_the_axes_stay():
 def test_gap_and_queue_figures():
     steps = kv.trace([kv.Request(100, 30), kv.Request(2_000, 5, 0.05)], 4, longest=None,
                      blocks=500)
-    gaps = traffic_figures.token_gaps(steps, 0)
+    gaps = traffic_charts.token_gaps(steps, 0)
     assert len(gaps) == 29 and max(gaps) > 5 * min(gaps)  # the step that read 2,000 tokens
-    figure = traffic_figures.gap_chart({"no budget": steps}, 0)
+    figure = traffic_charts.gap_chart({"no budget": steps}, 0)
     assert len(figure.axes[0].lines) == 1
     run = kv.serve([kv.Request(100, 30, 0.0), kv.Request(100, 30, 0.5)], 1, longest=None,
                    blocks=500)
-    figure = traffic_figures.queue_chart({"one": run})
+    figure = traffic_charts.queue_chart({"one": run})
     assert len(figure.axes[0].lines) == 1
 
 

@@ -13,8 +13,8 @@ import math
 import pytest
 
 import kvlesson as kv
-from kvlesson.admission import RETRY_AFTER_S
-from kvlesson.pool import BlockPool
+from kvlesson.serving.block_pool import BlockPool
+from kvlesson.serving.proxy import RETRY_AFTER_S
 
 EXAMPLE = [kv.Request(20, 3, 0.0, (("system", 16),)), kv.Request(40, 3, 0.0),
            kv.Request(18, 2, 0.015, (("system", 16),))]

@@ -1,7 +1,7 @@
 """read_vllm_log on logs in the wording of several vLLM versions, and on what is not a log.
 
 The logs below are written for these tests from vLLM's own format strings
-(see kvlesson/vllm_log.py); their figures are made consistent with Llama 3.1 8B
+(see kvlesson/memory/vllm_log.py); their figures are made consistent with Llama 3.1 8B
 on an H100, so holding them against the model must agree.
 """
 
@@ -12,8 +12,8 @@ import dataclasses
 import pytest
 
 import kvlesson as kv
-from kvlesson import field_notes
-from kvlesson.vllm_log import VllmLog, check_log
+from kvlesson.memory import rig_measurements
+from kvlesson.memory.vllm_log import VllmLog, check_log
 
 # V0, late 2024: weights in "GB" (really GiB), the profiler's budget line, GPU blocks.
 V0_LOG = """\
@@ -90,7 +90,8 @@ EXPECTED = {
                                 estimated_max_len=87_840, refused_len=262_144)),
     "v0 error": (V0_ERROR, dict(refused_len=131_072, kv_tokens=41_152)),
     "no room": (NO_ROOM, dict(kv_cache_gib=-0.48)),
-    "seed 001": (field_notes.RIG_LOG, dict(weights_gib=8.98, kv_cache_gib=10.37, kv_tokens=652_346,
+    "seed 001": (rig_measurements.RIG_LOG, dict(weights_gib=8.98, kv_cache_gib=10.37,
+                                                kv_tokens=652_346,
                                            concurrency_len=262_144, max_concurrency=2.49)),
 }
 
@@ -182,7 +183,7 @@ def test_a_log_whose_concurrency_does_not_follow_from_its_tokens():
 
 
 def test_the_seed_log_against_its_rig():
-    check = field_notes.rig_check()
+    check = rig_measurements.rig_check()
     assert round(check.non_cache_gib, 2) == 2.25
     assert round(check.bytes_per_token / 1024) == 17
     assert check.predicted_tokens is None and check.tokens_agree is None

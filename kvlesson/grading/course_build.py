@@ -6,7 +6,7 @@
 
 `build` runs every notebook in solutions/ in place (so its stored outputs are
 what the code produces now), stamps the salted hashes of the expected answers
-into its test cells (kvlesson.stamping), writes the grader's keys to keys/,
+into its test cells (kvlesson.grading.stamping), writes the grader's keys to keys/,
 cleans the notebooks, and regenerates notebooks/ with nbgrader. `for` writes
 the whole course, executed, for another card or model: each instructor
 notebook runs with new parameters (papermill's injected cell), and nbgrader
@@ -29,9 +29,9 @@ from pathlib import Path
 
 import nbformat
 
-from kvlesson import marking, stamping
+from kvlesson.grading import marking, stamping
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]  # the course repository: kvlesson/grading/ is two down
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 
@@ -166,9 +166,9 @@ def course_for(out: Path, gpu: str, model: str, share: int | None = None,
     out/solutions, and the student release in out/notebooks."""
     from nbclient.exceptions import CellExecutionError
 
-    from kvlesson.floor import check_starts, memory_parts
-    from kvlesson.server import LESSON_LONGEST, LESSON_SHARE
-    from kvlesson.specs import gpu as find_gpu, model as find_model
+    from kvlesson.memory.floor import check_starts, memory_parts
+    from kvlesson.memory.specs import gpu as find_gpu, model as find_model
+    from kvlesson.serving.server import LESSON_LONGEST, LESSON_SHARE
     # A clear error for a wrong name, a share out of range, or a setting where the server
     # cannot start (the notebooks serve at it), before any work. ServerWontStart is a
     # ValueError; the defaults are the notebooks' (their parameters cells).

@@ -3,11 +3,11 @@
     python -m kvlesson.grade ASSIGNMENT [--course ROOT] [--force]
 
 1. `nbgrader autograde ASSIGNMENT` in the course root: each submission's kernel runs in
-   the grading box (kvlesson.box, chosen by nbgrader_config.py); a cell that kills its
+   the grading box (kvlesson.grading.box, chosen by nbgrader_config.py); a cell that kills its
    kernel or cannot be interrupted costs that cell only. Submissions graded before are
    skipped unless they were submitted again (`--force` grades every one again).
 2. Marking, in this process: each autograded notebook's record lines are compared with
-   the key written at release (keys/ASSIGNMENT.json, kvlesson.marking); where the mark
+   the key written at release (keys/ASSIGNMENT.json, kvlesson.grading.marking); where the mark
    differs from nbgrader's in-kernel score, the gradebook takes the mark. A notebook in
    which the box refused or reported an operation scores 0.
 3. Every flag (what the box saw, what the marking found) is printed with the student,
@@ -34,9 +34,9 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.coursedir import CourseDirectory
 from traitlets.config.loader import PyFileConfigLoader
 
-from kvlesson.box.flags import TAMPER, read_flags
-from kvlesson.box.walls import bwrap_path
-from kvlesson.marking import Mark, key_path, mark_notebook, read_key
+from kvlesson.grading.box.flags import TAMPER, read_flags
+from kvlesson.grading.box.walls import bwrap_path
+from kvlesson.grading.marking import Mark, key_path, mark_notebook, read_key
 
 CONFIG = "nbgrader_config.py"  # the course root's nbgrader configuration
 FLAGS_FOLDER = "flags"  # in the course root: one CSV of flags per assignment

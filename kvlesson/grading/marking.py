@@ -2,7 +2,7 @@
 
 Student code runs in the same kernel as the tests, so a verdict reached in that
 kernel can be faked. Here, in the grader's own process, each hidden test cell's
-record line (`KVLESSON-MARK {...}`, printed by `kvlesson.selfcheck.record`) is
+record line (`KVLESSON-MARK {...}`, printed by `kvlesson.grading.selfcheck.record`) is
 compared with the key written when the release was made (`keys/<assignment>.json`,
 expected values with their exact types), and the student's answer cells are read
 as code, never run, for signs of tampering. Each exercise gets a `Mark`: its
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import nbformat
 
-from kvlesson import probes, selfcheck
+from kvlesson.grading import probes, selfcheck
 
 KEYS = "keys"  # the keys' folder in a course root: never released, never in solutions/
 TAMPER_MODULES = {"builtins", "sys", "hashlib", "importlib", "ctypes", "subprocess", "os",

@@ -9,7 +9,7 @@ stamps, into each call's `stamp=` argument, the setting, a salt and a hash of
 each expected answer (and of the answers that known mistakes give, for hints).
 `record` prints one line for the grader, `KVLESSON-MARK {...}`, with the
 student's values in a typed encoding and the package functions their code
-called; `kvlesson.marking` compares it with the key, outside the kernel.
+called; `kvlesson.grading.marking` compares it with the key, outside the kernel.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import os
 import sys
 from pathlib import Path
 
-from kvlesson.probes import (NotYet, Probe, WrongKind, assigns, count, count_or_none, decode,
-                             encode, mentioned, normal, number, yes_no)
+from kvlesson.grading.probes import (NotYet, Probe, WrongKind, assigns, count, count_or_none,
+                                     decode, encode, mentioned, normal, number, yes_no)
 
 __all__ = ["NotYet", "Probe", "WrongKind", "count", "count_or_none", "number", "record",
            "verify", "yes_no"]
@@ -29,7 +29,7 @@ __all__ = ["NotYet", "Probe", "WrongKind", "count", "count_or_none", "number", "
 PARAMETERS = ("GPU", "MODEL", "SHARE", "LONGEST", "CAP")  # each notebook's parameters cell
 RECORD_PREFIX = "KVLESSON-MARK "
 STAMP_FILE = "KVLESSON_STAMP_FILE"  # set by the build: stamp mode, entries appended here
-PACKAGE = str(Path(__file__).resolve().parent)
+PACKAGE = str(Path(__file__).resolve().parents[1])  # the whole kvlesson package
 
 
 def digest(salt: str, text: str) -> str:

@@ -1,8 +1,8 @@
 """Stamping the self-checks: the expected answers, computed from the instructor's solution.
 
 `execute_and_stamp` runs an instructor notebook in a kernel started in stamp
-mode. At each test cell, `kvlesson.selfcheck` notes the right answers of the
-cell's probes; then every known mistake (`kvlesson.mistakes`) of the answer
+mode. At each test cell, `kvlesson.grading.selfcheck` notes the right answers of the
+cell's probes; then every known mistake (`kvlesson.grading.mistakes`) of the answer
 cell above is swapped in, out of the stored notebook's sight, to note the wrong
 answers it gives, and the right answer cell is run again. The cell's `stamp=""`
 arguments get the setting, a salt and the salted hashes (right answer, and each
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 
-from kvlesson import mistakes, selfcheck
+from kvlesson.grading import mistakes, selfcheck
 
 TIMEOUT = 300  # seconds for one cell; the slowest cell of the course takes a few
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
@@ -130,7 +130,7 @@ def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
     cell's entries and its stamped source."""
     cell = nb.cells[index]
     stamp_file.write_text("")
-    kernel.quietly("from kvlesson import selfcheck as _kvlesson_selfcheck\n"
+    kernel.quietly("from kvlesson.grading import selfcheck as _kvlesson_selfcheck\n"
                    "_kvlesson_selfcheck.start_cell()")
     kernel.run(cell, index)
     if answer is not None:

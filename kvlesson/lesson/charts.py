@@ -20,10 +20,10 @@ from typing import Sequence
 import pandas as pd
 from matplotlib.figure import Figure
 
-from kvlesson import quote
-from kvlesson.floor import TYPICAL_CHAT, MemoryParts, Room
-from kvlesson.server import Step
-from kvlesson.story import chat_name
+from kvlesson.lesson import quote
+from kvlesson.lesson.sentences import chat_name
+from kvlesson.memory.floor import TYPICAL_CHAT, MemoryParts, Room
+from kvlesson.serving.server import Step
 
 # Okabe & Ito, "Color Universal Design" (2008): a palette for all colour visions.
 BLUE, ORANGE, GREEN, SKY, VERMILION, PURPLE, YELLOW = (

@@ -16,16 +16,16 @@ from typing import Iterable
 
 import ipywidgets as w
 
-from kvlesson import figures
-from kvlesson.chats import Chat, as_chats, lesson_chats
-from kvlesson.floor import RESERVE_BYTES, ServerWontStart
-from kvlesson.redraw import Chart, Redraw
-from kvlesson.server import LESSON_LONGEST, LESSON_SHARE
-from kvlesson.tracing import trace
-from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
-from kvlesson.story import (CeilingView, FloorView, PauseView, SweepView, ceiling_view,
-                            floor_view, pause_view, sweep_view)
-from kvlesson.sweep import CAPS
+from kvlesson.lesson import charts
+from kvlesson.lesson.blitting import Chart, Redraw
+from kvlesson.lesson.sentences import (CeilingView, FloorView, PauseView, SweepView, ceiling_view,
+                                       floor_view, pause_view, sweep_view)
+from kvlesson.memory.floor import RESERVE_BYTES, ServerWontStart
+from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.serving.chats import Chat, as_chats, lesson_chats
+from kvlesson.serving.server import LESSON_LONGEST, LESSON_SHARE
+from kvlesson.serving.sweep import CAPS
+from kvlesson.serving.trace import trace
 
 CEILING_CHOICES = (2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000)
 SLIDER_WIDTH = "800px"  # as wide as the memory bar (8 inches at 100 dpi): 5 px a percent of share
@@ -81,7 +81,7 @@ class FloorExplorer(Explorer):
         self.settings = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
         self.share = share_slider(share)
         view = floor_view(share, **self.settings)
-        super().__init__([self.share], figures.MemoryBar(view.parts))
+        super().__init__([self.share], charts.MemoryBar(view.parts))
         self.refresh()
 
     def refresh(self) -> FloorView:
@@ -106,7 +106,7 @@ class CeilingExplorer(Explorer):
         # the most chats: the largest share, the shortest ceiling (so the axis never moves)
         top = ceiling_view(self.share.max, choices[0], **self.settings).blocks.typical
         super().__init__([self.share, self.longest],
-                         figures.ChatsThatFit(view.blocks, [view.reserved], top))
+                         charts.ChatsThatFit(view.blocks, [view.reserved], top))
         self.refresh()
 
     def refresh(self) -> CeilingView:
@@ -137,7 +137,7 @@ class SweepExplorer(Explorer):
         # the axes hold the sweep at the largest share, with the most room to run chats
         largest = sweep_view(self.chats, self.share.max, **self.settings)
         super().__init__([self.cap, self.share],
-                         figures.SweepChart(self.view.sweep, self.view.knee, cap,
+                         charts.SweepChart(self.view.sweep, self.view.knee, cap,
                                             tops=sweep_tops([self.view, largest])))
         self.refresh()
 
@@ -169,7 +169,7 @@ class PauseExplorer(Explorer):
                  cap: int = 10, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B):
         self.steps = trace(chats, cap, blocks=blocks, longest=None, gpu=gpu, model=model)
         self.step = slider(w.IntSlider, "step", value=1, min=1, max=len(self.steps))
-        super().__init__([self.step], figures.BlockGrid(self.steps, blocks))
+        super().__init__([self.step], charts.BlockGrid(self.steps, blocks))
         self.refresh()
 
     def refresh(self) -> PauseView:

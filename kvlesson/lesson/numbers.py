@@ -7,18 +7,19 @@ specs.
 
 from __future__ import annotations
 
-from kvlesson import quote
-from kvlesson.chats import Chat, as_chats, lesson_chats
-from kvlesson.figure import Figure
-from kvlesson.floor import (RESERVE_BYTES, TYPICAL_CHAT, ServerWontStart, blocks_for,
-                            first_share_with_blocks, lowest_share, memory_parts, readings,
-                            room)
-from kvlesson.real_numbers import real_server_numbers
-from kvlesson.server import LESSON_LONGEST, LESSON_SHARE
-from kvlesson.tracing import trace
-from kvlesson.specs import A100_80GB, GPU, LLAMA_31_8B, Model
-from kvlesson.sweep import CAPS, cap_for_wait, cap_sweep, knee, prefill_floor, prefill_seconds
-from kvlesson.valid import whole
+from kvlesson.arguments import whole
+from kvlesson.lesson import quote
+from kvlesson.lesson.quote import Figure
+from kvlesson.lesson.real_server_numbers import real_server_numbers
+from kvlesson.memory.floor import (RESERVE_BYTES, TYPICAL_CHAT, ServerWontStart, blocks_for,
+                                   first_share_with_blocks, lowest_share, memory_parts, readings,
+                                   room)
+from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
+from kvlesson.serving.chats import Chat, as_chats, lesson_chats
+from kvlesson.serving.server import LESSON_LONGEST, LESSON_SHARE
+from kvlesson.serving.sweep import (CAPS, cap_for_wait, cap_sweep, knee, prefill_floor,
+                                    prefill_seconds)
+from kvlesson.serving.trace import trace
 
 TABLE_SHARES = (30, 50, 90, 98)  # the lesson's table of shares
 CEILINGS = (4_000, 8_000, 16_000, 32_000, 64_000, 128_000)  # ceilings for the lowest share

@@ -1,10 +1,13 @@
 """How the lesson quotes numbers: 53.9 GB, 25,720 blocks, 8.0 ms, 8.2%.
 
 One place for the rounding, so the notebooks, `python -m kvlesson` and the
-tests all write a number the same way.
+tests all write a number the same way; a `Figure` is one quoted number, and
+`Say` a sentence made of them.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 
 def gb(nbytes: float, places: int = 1) -> str:
@@ -44,3 +47,12 @@ class Say(str):
 
     def __repr__(self) -> str:
         return str(self)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One quoted number: its value, the lesson's way of writing it, what it is."""
+
+    value: float | int | bool | None
+    text: str
+    about: str

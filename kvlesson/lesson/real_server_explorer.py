@@ -16,12 +16,12 @@ from dataclasses import dataclass
 import ipywidgets as w
 from matplotlib.figure import Figure
 
-from kvlesson import quote
-from kvlesson.figures import BLUE, GREEN, GREY, ORANGE, VERMILION, StackedBar
-from kvlesson.specs import GPUS, MODELS, GPU, Model
-from kvlesson.startup import PROFILED_BYTES, Startup, startup
-from kvlesson.units import gib
-from kvlesson.widgets import Explorer, share_slider, slider
+from kvlesson.lesson import quote
+from kvlesson.lesson.charts import BLUE, GREEN, GREY, ORANGE, VERMILION, StackedBar
+from kvlesson.lesson.explorers import Explorer, share_slider, slider
+from kvlesson.memory.specs import GPUS, MODELS, GPU, Model
+from kvlesson.memory.startup import PROFILED_BYTES, Startup, startup
+from kvlesson.memory.units import gib
 
 PASTED = "pasted config.json"  # the model choice that reads the text box
 TP_CHOICES = (1, 2, 4, 8)  # GPUs one model is split over: the sizes of one server's NVLink group

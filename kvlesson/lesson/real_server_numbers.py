@@ -8,12 +8,13 @@ figures kept as data in `field_notes`), and Llama 3.3 70B on two H100s.
 
 from __future__ import annotations
 
-from kvlesson import field_notes, quote
-from kvlesson.figure import Figure
-from kvlesson.servers import cache_budgets, llama_cpp_slot_context, share_each
-from kvlesson.specs import GIB, H100_80GB, LLAMA_31_8B, LLAMA_33_70B, QWEN25_7B
-from kvlesson.startup import AUTO, PROFILED_BYTES, VLLM_SHARE, Startup, startup
-from kvlesson.units import gib, kib
+from kvlesson.lesson import quote
+from kvlesson.lesson.quote import Figure
+from kvlesson.memory import rig_measurements as rig
+from kvlesson.memory.other_servers import cache_budgets, llama_cpp_slot_context, share_each
+from kvlesson.memory.specs import GIB, H100_80GB, LLAMA_31_8B, LLAMA_33_70B, QWEN25_7B
+from kvlesson.memory.startup import AUTO, PROFILED_BYTES, VLLM_SHARE, Startup, startup
+from kvlesson.memory.units import gib, kib
 
 Say = quote.Say
 
@@ -70,15 +71,14 @@ def qwen_numbers() -> dict[str, Figure]:
 
 def log_numbers() -> dict[str, Figure]:
     """Seed 001's start-up log held against its two RTX 3090s at 0.90, and the August step."""
-    check = field_notes.rig_check()
+    check = rig.rig_check()
     log = check.log
-    dense = field_notes.dense_bytes_per_token(check)
-    step = field_notes.august_step()
+    dense = rig.dense_bytes_per_token(check)
+    step = rig.august_step()
     return {
-        "idle_used": Figure(field_notes.IDLE_USED_MIB,
-                            f"{field_notes.IDLE_USED_MIB:,} MiB of {field_notes.CARD_MIB:,} MiB",
+        "idle_used": Figure(rig.IDLE_USED_MIB, f"{rig.IDLE_USED_MIB:,} MiB of {rig.CARD_MIB:,} MiB",
                             "nvidia-smi at idle, memory used on GPU 0"),
-        "idle_share": Figure(field_notes.idle_share(), quote.pct(field_notes.idle_share()),
+        "idle_share": Figure(rig.idle_share(), quote.pct(rig.idle_share()),
                              "nvidia-smi at idle, of the card"),
         "log_weights": Figure(log.weights_gib, f"{log.weights_gib:.2f} GiB", "log: weights per GPU"),
         "log_cache": Figure(log.kv_cache_gib, f"{log.kv_cache_gib:.2f} GiB", "log: KV cache per GPU"),
@@ -94,7 +94,7 @@ def log_numbers() -> dict[str, Figure]:
         "log_per_token": Figure(check.bytes_per_token, kib(check.bytes_per_token),
                                 "cache per token per GPU"),
         "log_dense_per_token": Figure(dense, kib(dense),
-                                      f"per token if all {field_notes.RIG_LAYERS} layers kept a cache"),
+                                      f"per token if all {rig.RIG_LAYERS} layers kept a cache"),
         "log_at_131k": Figure(log.concurrency_at(FULL_LENGTH), quote.one(log.concurrency_at(FULL_LENGTH), 2),
                               f"the same pool at {FULL_LENGTH:,}"),
         "august_short": Figure(step.short_concurrency, f"{step.short_concurrency:.2f}",
@@ -142,8 +142,8 @@ def format_numbers() -> dict[str, Figure]:
     """An fp8 cache, seed 001's k8v4 step, and its LoRA slots."""
     fp8 = LLAMA_31_8B.with_dtypes(cache="fp8")
     fp8_start = startup(H100_80GB, fp8, VLLM_SHARE, FULL_LENGTH)
-    k8v4 = field_notes.k8v4_step()
-    lora = field_notes.lora_cost()
+    k8v4 = rig.k8v4_step()
+    lora = rig.lora_cost()
     return {
         "fp8_per_token": Figure(fp8.bytes_per_token, kib(fp8.bytes_per_token), "fp8 cache per token"),
         "fp8_tokens": Figure(fp8_start.tokens, quote.count(fp8_start.tokens), "H100 pool, fp8 cache"),

@@ -6,11 +6,11 @@ from typing import Sequence
 
 import pandas as pd
 
-from kvlesson.floor import RESERVE_BYTES, TYPICAL_CHAT, ServerWontStart, lowest_share, room
-from kvlesson.numbers import CEILINGS, RESERVED_CEILINGS, TABLE_SHARES
-from kvlesson.server import LESSON_LONGEST, Step
-from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
-from kvlesson.story import chat_name
+from kvlesson.lesson.numbers import CEILINGS, RESERVED_CEILINGS, TABLE_SHARES
+from kvlesson.lesson.sentences import chat_name
+from kvlesson.memory.floor import RESERVE_BYTES, TYPICAL_CHAT, ServerWontStart, lowest_share, room
+from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.serving.server import LESSON_LONGEST, Step
 
 
 def share_table(shares: Sequence[int] = TABLE_SHARES, gpu: GPU = A100_80GB,

@@ -10,8 +10,8 @@ from typing import Sequence
 
 from matplotlib.figure import Figure
 
-from kvlesson.figures import BLUE, GREEN, ORANGE, VERMILION
-from kvlesson.results import ServeResult, Step
+from kvlesson.lesson.charts import BLUE, GREEN, ORANGE, VERMILION
+from kvlesson.serving.results import ServeResult, Step
 
 COLOURS = (BLUE, VERMILION, GREEN, ORANGE)
 

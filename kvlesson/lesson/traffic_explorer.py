@@ -15,14 +15,14 @@ from typing import Iterable
 import ipywidgets as w
 from matplotlib.figure import Figure
 
-from kvlesson.arrivals import poisson_arrivals
-from kvlesson.chats import Chat, as_chats, lesson_chats
-from kvlesson.fast import serve_fast
-from kvlesson.figures import BLUE, GREY, VERMILION
-from kvlesson.latency import Latency, chat_times, latency
-from kvlesson.sweep import CAPS
-from kvlesson.valid import positive, whole
-from kvlesson.widgets import Explorer, slider
+from kvlesson.arguments import positive, whole
+from kvlesson.lesson.charts import BLUE, GREY, VERMILION
+from kvlesson.lesson.explorers import Explorer, slider
+from kvlesson.serving.arrivals import poisson_arrivals
+from kvlesson.serving.chats import Chat, as_chats, lesson_chats
+from kvlesson.serving.fast_engine import serve_fast
+from kvlesson.serving.latency import Latency, chat_times, latency
+from kvlesson.serving.sweep import CAPS
 
 RATES = (0.1, 0.2, 0.5, 1.0, 2.0, 3.0, 5.0)  # chats a second
 BUDGETS = (128, 512, 2_048, 8_192, 0)  # tokens a step; 0 on the slider: no budget

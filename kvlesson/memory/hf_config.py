@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from kvlesson.valid import whole
+from kvlesson.arguments import whole
 
 NEEDED = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
           "vocab_size")

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kvlesson.specs import GPU, Model
-from kvlesson.valid import of_type, positive, whole
+from kvlesson.arguments import of_type, positive, whole
+from kvlesson.memory.specs import GPU, Model
 
 
 def llama_cpp_slot_context(ctx_size: int, parallel: int) -> int:

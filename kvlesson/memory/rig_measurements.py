@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kvlesson.specs import RTX_3090
-from kvlesson.vllm_log import LogCheck, VllmLog, check_log, read_vllm_log
+from kvlesson.memory.specs import RTX_3090
+from kvlesson.memory.vllm_log import LogCheck, VllmLog, check_log, read_vllm_log
 
 RIG_GPU, RIG_SHARE, RIG_TP = RTX_3090, 90, 2  # two 3090s, --gpu-memory-utilization 0.90
 # The start-up log of the rig's model at a 262,144-token limit, as the post quotes it.

@@ -13,9 +13,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from kvlesson import hf_config
-from kvlesson.precision import precisions
-from kvlesson.valid import of_type, positive, whole
+from kvlesson.arguments import of_type, positive, whole
+from kvlesson.memory import hf_config
+from kvlesson.memory.precision import precisions
 
 GIB = 2**30  # one gibibyte, the "GiB" reading of a card's memory
 MAX_TP = 64  # the most GPUs one model is split over here (an 8-node HGX H100 cluster)
@@ -112,7 +112,7 @@ class Model:
         """A model from a Hugging Face `config.json` (a dict, or a path to the file).
 
         The parameter count is worked out for a Llama-style decoder (see
-        `kvlesson.hf_config`): Llama, Mistral, Qwen2 and Qwen3, with `head_dim`
+        `kvlesson.memory.hf_config`): Llama, Mistral, Qwen2 and Qwen3, with `head_dim`
         taken from the config when it gives one. For Llama 3.1 8B it gives
         8,030,261,248. Hybrid, sliding-window, MLA and mixture-of-experts configs
         are refused with a message that says what to give (`cache_layers=`,

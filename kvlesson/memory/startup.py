@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kvlesson.floor import BLOCK_TOKENS, MemoryParts, memory_parts, pool_tokens
-from kvlesson.specs import GIB, GPU, Model
-from kvlesson.valid import whole
+from kvlesson.arguments import whole
+from kvlesson.memory.floor import BLOCK_TOKENS, MemoryParts, memory_parts, pool_tokens
+from kvlesson.memory.specs import GIB, GPU, Model
 
 PROFILED_BYTES = 3e9  # activations, CUDA graphs and workspace: seed 003's assumed 3 GB
 VLLM_SHARE = 92  # gpu_memory_utilization's default since v0.20 (0.92; it was 0.90 before)
@@ -102,7 +102,7 @@ def startup(gpu: GPU, model: Model, share: int = VLLM_SHARE, longest: int = 131_
 
     `longest` is max_model_len; -1 asks for the longest length that fits (at least one block).
 
-    >>> from kvlesson.specs import H100_80GB, LLAMA_31_8B
+    >>> from kvlesson.memory.specs import H100_80GB, LLAMA_31_8B
     >>> startup(H100_80GB, LLAMA_31_8B).tokens
     416096
     """

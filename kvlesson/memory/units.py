@@ -3,7 +3,7 @@ lesson's decimal GB in `quote`: 50.8 GiB is 54.5 GB."""
 
 from __future__ import annotations
 
-from kvlesson.specs import GIB
+from kvlesson.memory.specs import GIB
 
 KIB = 2**10  # one kibibyte: vLLM's block and per-token sizes are often quoted in KiB
 

@@ -29,9 +29,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields
 
-from kvlesson.floor import pool_tokens
-from kvlesson.specs import GIB, GPU, Model
-from kvlesson.valid import of_type, whole
+from kvlesson.arguments import of_type, whole
+from kvlesson.memory.floor import pool_tokens
+from kvlesson.memory.specs import GIB, GPU, Model
 
 NUMBER = r"(-?\d[\d,]*(?:\.\d+)?)"
 LOG_PLACES = 2  # vLLM prints GiB and the concurrency with two decimals

@@ -23,8 +23,8 @@ import random
 from dataclasses import dataclass
 from typing import Iterable
 
-from kvlesson.chats import Chat, as_chats
-from kvlesson.valid import positive, whole
+from kvlesson.arguments import positive, whole
+from kvlesson.serving.chats import Chat, as_chats
 
 
 @dataclass(frozen=True)

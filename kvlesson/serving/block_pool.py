@@ -21,7 +21,7 @@ from collections import OrderedDict
 from itertools import repeat
 from typing import Hashable, Sequence
 
-from kvlesson.floor import BLOCK_TOKENS
+from kvlesson.memory.floor import BLOCK_TOKENS
 
 Name = Hashable  # what a block's tokens are: (text, block number)
 

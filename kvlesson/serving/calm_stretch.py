@@ -9,7 +9,7 @@ stretch here instead of step by step (the lesson's engine in `fast`).
 
 from __future__ import annotations
 
-from kvlesson.settings import Setup
+from kvlesson.serving.settings import Setup
 
 
 def stretch_seconds(setup: Setup, cache: int, n: int, k: int) -> float:

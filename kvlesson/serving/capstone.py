@@ -17,13 +17,13 @@ import random
 from dataclasses import dataclass
 from typing import Callable
 
-from kvlesson.arrivals import Request, burst_arrivals, office_day
-from kvlesson.chats import Chat
-from kvlesson.fast import serve_fast
-from kvlesson.floor import ServerWontStart
-from kvlesson.latency import Latency, latency
-from kvlesson.specs import QWEN25_7B, RTX_3090
-from kvlesson.valid import whole
+from kvlesson.arguments import whole
+from kvlesson.memory.floor import ServerWontStart
+from kvlesson.memory.specs import QWEN25_7B, RTX_3090
+from kvlesson.serving.arrivals import Request, burst_arrivals, office_day
+from kvlesson.serving.chats import Chat
+from kvlesson.serving.fast_engine import serve_fast
+from kvlesson.serving.latency import Latency, latency
 
 NEAR_BEST = 0.90  # a choice must reach 90% of the best tokens/s (the 10%)
 SHOWN_SEED = 1  # the day the notebook shows; hidden tests draw others

@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass
 from typing import Iterable
 
-from kvlesson.valid import whole
+from kvlesson.arguments import whole
 
 # The lesson's draw: log-uniform prompts of 300..6,000 tokens and replies of
 # 40..400, one generator, prompt then reply, chat by chat.

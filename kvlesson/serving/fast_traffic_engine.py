@@ -23,8 +23,8 @@ and an idle server starts a step exactly at an arrival) break the same way.
 
 from __future__ import annotations
 
-from kvlesson.floor import BLOCK_TOKENS
-from kvlesson.server import Server
+from kvlesson.memory.floor import BLOCK_TOKENS
+from kvlesson.serving.server import Server
 
 
 class SkippingServer(Server):

@@ -22,8 +22,8 @@ from typing import Sequence
 
 import pandas as pd
 
-from kvlesson.results import ServeResult
-from kvlesson.valid import of_type, positive
+from kvlesson.arguments import of_type, positive
+from kvlesson.serving.results import ServeResult
 
 TAILS = (50, 95, 99)  # the percentiles a report gives
 COLUMNS = ["sent_s", "first_s", "last_s", "reply", "ttft_s", "itl_s", "e2e_s"]

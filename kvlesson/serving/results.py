@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kvlesson.arrivals import Request
-from kvlesson.settings import Setup
+from kvlesson.serving.arrivals import Request
+from kvlesson.serving.settings import Setup
 
 
 @dataclass(frozen=True)

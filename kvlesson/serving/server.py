@@ -33,14 +33,14 @@ from __future__ import annotations
 from collections import deque
 from typing import Iterable
 
-from kvlesson.admission import Door
-from kvlesson.arrivals import Request
-from kvlesson.floor import BLOCK_TOKENS, RESERVE_BYTES, blocks_for
-from kvlesson.pool import BlockPool, block_names
-from kvlesson.results import ServeResult, Step, Tally, note_queue, summarize
-from kvlesson.settings import (LESSON_LONGEST, LESSON_SHARE, Setup, accepted,  # noqa: F401
-                               make_setup, start)
-from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.memory.floor import BLOCK_TOKENS, RESERVE_BYTES, blocks_for
+from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.serving.arrivals import Request
+from kvlesson.serving.block_pool import BlockPool, block_names
+from kvlesson.serving.proxy import Door
+from kvlesson.serving.results import ServeResult, Step, Tally, note_queue, summarize
+from kvlesson.serving.settings import (LESSON_LONGEST, LESSON_SHARE, Setup,  # noqa: F401
+                                       accepted, make_setup, start)
 
 
 class Server:

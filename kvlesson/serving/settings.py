@@ -14,12 +14,12 @@ from dataclasses import dataclass
 
 from typing import Iterable
 
-from kvlesson.arrivals import Request, as_requests
-from kvlesson.chats import Chat
-from kvlesson.floor import (BLOCK_TOKENS, RESERVE_BYTES, ServerWontStart, blocks_for,
-                            check_starts, memory_parts)
-from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
-from kvlesson.valid import flag, of_type, positive, whole
+from kvlesson.arguments import flag, of_type, positive, whole
+from kvlesson.memory.floor import (BLOCK_TOKENS, RESERVE_BYTES, ServerWontStart, blocks_for,
+                                   check_starts, memory_parts)
+from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.serving.arrivals import Request, as_requests
+from kvlesson.serving.chats import Chat
 
 LESSON_SHARE = 90  # the lesson's memory share, in percent
 LESSON_LONGEST = 8_000  # the lesson's ceiling, in tokens

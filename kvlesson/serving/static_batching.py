@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from kvlesson.chats import as_chats
-from kvlesson.server import serve
-from kvlesson.valid import whole
+from kvlesson.arguments import whole
+from kvlesson.serving.chats import as_chats
+from kvlesson.serving.server import serve
 
 
 @dataclass(frozen=True)

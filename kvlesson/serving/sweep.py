@@ -13,12 +13,12 @@ from typing import Iterable, Sequence
 
 import pandas as pd
 
-from kvlesson.chats import Chat, as_chats
-from kvlesson.fast import serve_fast
-from kvlesson.floor import RESERVE_BYTES
-from kvlesson.server import LESSON_LONGEST, serve
-from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
-from kvlesson.valid import of_type, positive, whole
+from kvlesson.arguments import of_type, positive, whole
+from kvlesson.memory.floor import RESERVE_BYTES
+from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.serving.chats import Chat, as_chats
+from kvlesson.serving.fast_engine import serve_fast
+from kvlesson.serving.server import LESSON_LONGEST, serve
 
 CAPS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # the lesson's caps
 PAYS = 0.10  # a doubling "pays" if it adds at least 10% to tokens/s (a choice)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from kvlesson.floor import RESERVE_BYTES
-from kvlesson.results import Step
-from kvlesson.server import Server
-from kvlesson.settings import start
-from kvlesson.specs import A100_80GB, LLAMA_31_8B, GPU, Model
-from kvlesson.valid import whole
+from kvlesson.arguments import whole
+from kvlesson.memory.floor import RESERVE_BYTES
+from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.serving.results import Step
+from kvlesson.serving.server import Server
+from kvlesson.serving.settings import start
 
 
 def trace(chats: Iterable, cap: int, share: int | None = None,

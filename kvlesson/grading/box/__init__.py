@@ -2,17 +2,17 @@
 
 nbgrader runs a submission's cells, hidden tests included, in one kernel; without a box
 that kernel has the instructor's rights. Here autograde (nbgrader_config.py selects
-`kvlesson.box.execute.BoxedExecute`) starts every kernel through bubblewrap:
+`kvlesson.grading.box.execute.BoxedExecute`) starts every kernel through bubblewrap:
 
-* walls (kvlesson.box.walls): a read-only system; the course root (gradebook.db,
+* walls (kvlesson.grading.box.walls): a read-only system; the course root (gradebook.db,
   solutions/, keys/, other students' work), the course repository, the exchange and the
   grader's home hidden; only the submission's working copy writable; no network (the grader
   talks to the kernel over Unix sockets), its own process namespace (a process it starts
   dies with it), no capabilities, a clean environment;
-* the watch (kvlesson.box.watch): an audit hook installed before any cell runs, which
+* the watch (kvlesson.grading.box.watch): an audit hook installed before any cell runs, which
   refuses and reports processes, ctypes, sockets and new audit hooks, and reports writes
   outside the working copy;
-* the rescue (kvlesson.box.execute): a cell that kills its kernel or cannot be
+* the rescue (kvlesson.grading.box.execute): a cell that kills its kernel or cannot be
   interrupted scores 0 and is flagged; the kernel is restarted, the cells that ran fine are
   run again, and grading goes on with the next cell.
 

@@ -1,7 +1,7 @@
-"""`python -m kvlesson.box ...`: start one boxed kernel (see kvlesson.box.launch)."""
+"""`python -m kvlesson.grading.box ...`: start one boxed kernel (kvlesson.grading.box.launch)."""
 
 import sys
 
-from kvlesson.box.launch import main
+from kvlesson.grading.box.launch import main
 
 sys.exit(main())

@@ -1,7 +1,7 @@
 """Autograde's Execute step in the box, and the rescue of a killed or stuck kernel.
 
 nbgrader_config.py puts `BoxedExecute` in place of nbgrader's Execute. For each notebook
-it starts the kernel through the launcher (kvlesson.box.launch), in bwrap. A cell that
+it starts the kernel through the launcher (kvlesson.grading.box.launch), in bwrap. A cell that
 kills its kernel (`os._exit`) or cannot be interrupted (a loop that catches
 KeyboardInterrupt) no longer costs the whole submission: that cell gets an error (so its
 tests score 0) and a flag, a new kernel runs again the cells before it, and grading goes on
@@ -27,8 +27,8 @@ from nbgrader.exchange.default.exchange import Exchange
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, List, Unicode
 
-from kvlesson.box.flags import LOST, STUCK, TAMPER, BoxFlag, grade_id_of, write_flags
-from kvlesson.box.walls import bwrap_path
+from kvlesson.grading.box.flags import LOST, STUCK, TAMPER, BoxFlag, grade_id_of, write_flags
+from kvlesson.grading.box.walls import bwrap_path
 
 RESCUE_ERRORS = {LOST: "KernelDied", STUCK: "CellNotInterruptible"}
 
@@ -80,7 +80,7 @@ class BoxedExecute(Execute):
         course = Path(coursedir.root or ".").resolve()
         exchange = self.config.get("Exchange", {}).get("root", Exchange.root.default_value)
         work = Path(self.resources.get("metadata", {}).get("path") or ".").resolve()
-        return [sys.executable, "-m", "kvlesson.box", "--course", str(course),
+        return [sys.executable, "-m", "kvlesson.grading.box", "--course", str(course),
                 "--work", str(work), "--connections", str(connections),
                 "--events", str(self._events), "--hide", str(exchange)]
 

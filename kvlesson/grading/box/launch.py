@@ -3,7 +3,7 @@
     python -m kvlesson.box --course ROOT --work DIR --connections DIR --events FILE \\
         [--hide PATH ...] -- -f CONNECTION_FILE [kernel arguments]
 
-It opens the report pipe, starts the kernel in bwrap with the watch (kvlesson.box.watch)
+It opens the report pipe, starts the kernel in bwrap with the watch (kvlesson.grading.box.watch)
 installed, and copies each report line into FILE, a file outside the box that the grader
 reads. If the pipe closes while the kernel still runs, a cell closed it: that is reported
 too. The launcher dies with the grader (so does the box), and its exit code is the kernel's.
@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kvlesson.box.walls import Walls, bwrap_command
+from kvlesson.grading.box.walls import Walls, bwrap_command
 
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
 CLOSED_CHANNEL = "channel\tcloses the report channel\tthe kernel was still running\n"
@@ -36,7 +36,7 @@ def kernel_command(report_fd: int, walls: Walls, kernel_args: list[str]) -> list
     """The command run inside the box: ipykernel behind the watch."""
     folders = [arg for kind, paths in (("--scratch", walls.scratch), ("--hidden", walls.hidden))
                for path in paths for arg in (kind, str(path))]
-    return [sys.executable, "-m", "kvlesson.box.watch", "--fd", str(report_fd),
+    return [sys.executable, "-m", "kvlesson.grading.box.watch", "--fd", str(report_fd),
             "--work", str(walls.work), *folders, *kernel_args]
 
 

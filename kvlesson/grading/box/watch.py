@@ -1,6 +1,6 @@
 """The watch inside the box: an audit hook installed before any student code runs.
 
-    python -m kvlesson.box.watch --fd N --work DIR [--scratch DIR] [--hidden DIR] -f FILE
+    python -m kvlesson.grading.box.watch --fd N --work DIR [--scratch DIR] [--hidden DIR] -f FILE
 
 imports what every notebook of the course imports (kvlesson, matplotlib's fonts, whose
 first load runs `fc-list` and writes a cache), installs a `sys.addaudithook` hook (Python
@@ -103,7 +103,8 @@ def install(fd: int, work: Path, scratch: list[Path], hidden: list[Path]) -> Non
 
 def main(argv: list[str] | None = None) -> None:
     """Install the hook, then run ipykernel with the remaining arguments."""
-    parser = argparse.ArgumentParser(prog="python -m kvlesson.box.watch", allow_abbrev=False)
+    parser = argparse.ArgumentParser(prog="python -m kvlesson.grading.box.watch",
+                                     allow_abbrev=False)
     parser.add_argument("--fd", type=int, required=True, help="the report pipe")
     parser.add_argument("--work", type=Path, required=True, help="the working copy")
     parser.add_argument("--scratch", type=Path, action="append", default=[],
