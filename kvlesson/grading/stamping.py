@@ -123,6 +123,12 @@ class _Kernel:
             self.client.nb.cells[0] = first  # nbclient stores the cell it ran at the index
         return True
 
+    def must(self, code: str) -> None:
+        """Run `code` without storing it; the build's own code must not fail (a silent
+        failure here once left every self-check without its hints)."""
+        if not self.quietly(code):
+            raise RuntimeError(f"the build's code failed in the notebook's kernel:\n{code}")
+
 
 def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
                      where: str) -> tuple[list[dict], str]:
@@ -130,16 +136,16 @@ def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
     cell's entries and its stamped source."""
     cell = nb.cells[index]
     stamp_file.write_text("")
-    kernel.quietly("from kvlesson.grading import selfcheck as _kvlesson_selfcheck\n"
-                   "_kvlesson_selfcheck.start_cell()")
+    kernel.must("from kvlesson.grading import selfcheck as _kvlesson_selfcheck\n"
+                "_kvlesson_selfcheck.start_cell()")
     kernel.run(cell, index)
     if answer is not None:
         right = answer_code(answer.source)
         for mutant in mistakes.mutants(right):
             if kernel.quietly(mutant.source):
-                kernel.quietly(f"_kvlesson_selfcheck.wrong_values({mutant.mistake!r}, "
-                               f"{mutant.hint!r})")
-            kernel.quietly(right)
+                kernel.must(f"_kvlesson_selfcheck.wrong_values({mutant.mistake!r}, "
+                            f"{mutant.hint!r})")
+            kernel.must(right)
     rows = [json.loads(line) for line in stamp_file.read_text().splitlines() if line]
     entries = [row for row in rows if row["role"] in ("verify", "record")]
     wrong = sorted((row for row in rows if row["role"] == "mistake"),
