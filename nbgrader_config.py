@@ -38,3 +38,15 @@ c.Execute.interrupt_on_timeout = True
 
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
+
+# The exchange copies plain files only: collect seals each submission (a link planted in the
+# exchange to your notebook, keys/ or the gradebook is left out and flagged), and feedback is
+# never released through a link (kvlesson/grading/safe_exchange.py).
+c.ExchangeFactory.collect = "kvlesson.grading.safe_exchange.SafeCollect"
+c.ExchangeFactory.release_feedback = "kvlesson.grading.safe_exchange.SafeReleaseFeedback"
+# Feedback pages keep only inert HTML (the grading command also cleans every graded
+# notebook before the formgrader shows it).
+c.HTMLExporter.sanitize_html = True
+# The grading command's mark of a graded folder stays with the grader: never in feedback.
+c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
+                            ".kvlesson-graded.json"]

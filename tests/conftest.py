@@ -12,21 +12,22 @@ from __future__ import annotations
 
 import pytest
 
-# Test files of a minute or more, longest first: seconds on this 2-core machine, quiet,
-# from `pytest --durations=0` (summed per file) on 2026-11-30. Files not named follow
-# in their usual order.
+# Test files of a minute or more, longest first: seconds on this 2-core machine, from
+# `pytest --durations=0` (summed per file) on 2026-12-01, both workers busy. Files not
+# named follow in their usual order.
 SLOWEST_FIRST = [
-    "test_grade_every_assignment.py",  # 102: every assignment graded in the box
-    "test_binder.py",  # 92: Binder's environment built and every notebook run in it
-    "test_papermill.py",  # 87: the course executed for another card
-    "test_browser.py",  # 79: JupyterLab and Chromium, every explorer moved
-    "test_hub.py",  # 74: a JupyterHub with a class of real accounts
-    "test_sizing.py",  # 72: the capstone's grid searches
-    "test_notebooks.py",  # 68: releases regenerated and run
-    "test_nbgrader_flow.py",  # 63: a term of 01_floor_plan
-    "test_cheats.py",  # 60: a class of cheats graded
-    "test_journey.py",  # 34: a student's first hour in the browser
-    "test_selfchecks.py",  # 26: wrong answers against every self-check
+    "test_cheats.py",  # 134: a class of cheats, class by class, graded two at a time
+    "test_binder.py",  # 111: Binder's environment built and every notebook run in it
+    "test_papermill.py",  # 110: the course executed for another card
+    "test_grade_every_assignment.py",  # 90: every assignment graded in the box
+    "test_hub.py",  # 80: a JupyterHub with a class of real accounts
+    "test_browser.py",  # 80: JupyterLab and Chromium, every explorer moved
+    "test_journey.py",  # 79: a student's first hour in the browser
+    "test_nbgrader_flow.py",  # 71: a term of 01_floor_plan
+    "test_notebooks.py",  # 69: releases regenerated and run
+    "test_grade_parallel.py",  # 68: a deadline, a killed worker, a killed command
+    "test_sizing.py",  # 65: the capstone's grid searches
+    "test_selfchecks.py",  # 36: wrong answers against every self-check
 ]
 
 

@@ -1,10 +1,11 @@
-"""The grade outside the kernel: record lines against the key, flags, the static scan.
+"""The grade outside the kernel: record lines against the key, flags, the reading of cells.
 
 `kvlesson.grading.marking` reads what an autograded notebook printed and compares it with
-`keys/<assignment>.json`: exact types, no record or two, a failed cell with right
-values, a forbidden call (under any alias), and the answer cells read as code for
-tampering. The last tests execute notebook 1 with the hidden tests put back, as
-autograde does, and mark it.
+`keys/<assignment>.json`: exact types, no record or two, a broken or oversized one, a
+failed cell with right values, a forbidden call (under any alias, at any depth), every
+cell the student wrote read as code for tampering (`kvlesson.grading.cell_scan`), and the
+course's cells kept in order. The last tests execute notebook 1 with the hidden tests put
+back, as autograde does, and mark it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from kvlesson.grading import course_build, marking, probes, stamping
+from kvlesson.grading import cell_roles, cell_scan, course_build, marking, probes, stamping
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = course_build.assignments(ROOT)
@@ -104,73 +105,135 @@ def test_a_forbidden_call_scores_zero_with_the_reason():
     line = record_line("ex1_1_tests", right_values(exercise),
                        ["kvlesson.memory.floor.memory_parts"])
     mark = marking.mark_cell(graded_cell("ex1_1_tests", [line]), exercise, None)
-    assert mark.score == 0 and "memory_parts" in mark.flags[0] and "forbids" in mark.flags[0]
+    assert mark.score == 0 and "calls memory_parts" in mark.flags[0]
+    assert "work it out without memory_parts" in mark.flags[0]
 
 
-CHEATS = {
-    "rebinds a check": "import kvlesson.grading.selfcheck\nkvlesson.grading.selfcheck.verify = print",
-    "fakes sha1": "import hashlib\nhashlib.sha1 = lambda *a: None",
-    "builtins": "import builtins\nbuiltins.abs = lambda x: 0",
-    "a transformer": "get_ipython().input_transformers_post.append(lambda lines: lines)",
-    "exits": "import os\nos._exit(0)",
-    "reflection": "getattr(kv, 'memory' + '_parts')",
-    "dunder": "x = ().__class__.__base__",
-    "string": "f = 'memory_parts'",
-    "rebinds kv": "kv = None",
-    "assigns to kv": "kv.blocks_for = lambda n: 1",
+CHEATS = {  # code in a cell of the student's: what the reading finds, and what it costs
+    "rebinds a check": ("import kvlesson.grading.selfcheck\nkvlesson.grading.selfcheck.verify = print",
+                        cell_scan.TAMPER),
+    "fakes sha1": ("import hashlib\nhashlib.sha1 = lambda *a: None", cell_scan.TAMPER),
+    "builtins": ("import builtins\nbuiltins.abs = lambda x: 0", cell_scan.TAMPER),
+    "a transformer": ("get_ipython().input_transformers_post.append(lambda lines: lines)",
+                      cell_scan.TAMPER),
+    "a shell line": ("!cp ../../solutions/*/*.ipynb .", cell_scan.TAMPER),
+    "a magic that runs code": ("%run other.py", cell_scan.TAMPER),
+    "a cell magic that writes a file": ("%%writefile helper.py\nx = 1", cell_scan.TAMPER),
+    "the trace function": ("import sys\nsys.settrace(None)", cell_scan.TAMPER),
+    "frames": ("f = (lambda: 0).__code__", cell_scan.TAMPER),
+    "exits": ("import os\nos._exit(0)", cell_scan.LOOK),
+    "reflection": ("getattr(kv, 'memory' + '_parts')", cell_scan.LOOK),
+    "attrgetter": ("import operator\noperator.attrgetter('memory_parts')(kv)", cell_scan.LOOK),
+    "dunder": ("x = ().__class__.__base__", cell_scan.LOOK),
+    "rebinds kv": ("kv = None", cell_scan.TAMPER),
+    "assigns to kv": ("kv.blocks_for = lambda n: 1", cell_scan.TAMPER),
 }
 
 
 @pytest.mark.parametrize("cheat", CHEATS)
-def test_the_scan_finds_each_cheat(cheat):
-    assert marking.scan(CHEATS[cheat], {"memory_parts"}, {"kv", "selfcheck"}), cheat
+def test_the_reading_finds_each_cheat_and_what_it_costs(cheat):
+    source, kind = CHEATS[cheat]
+    found = cell_scan.scan(source, {"kv", "selfcheck"})
+    assert found and kind in {f.kind for f in found}, (cheat, found)
+
+
+@pytest.mark.parametrize("harmless", ["%matplotlib inline\nx = 1", "%time y = 2 * 3",
+                                      "import math\nx = math.ceil(2.5)",
+                                      "from kvlesson.lesson import charts",
+                                      "help(kv.room)", "print(f'{x:,}')"])
+def test_the_reading_finds_nothing_to_flag_in_plain_code(harmless):
+    assert cell_scan.scan(harmless, {"kv", "selfcheck"},
+                          {"kvlesson.lesson", "kvlesson.grading"}) == []
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_the_scan_finds_nothing_in_the_instructors_answers(name):
+def test_the_reading_finds_nothing_in_the_instructors_answers(name):
     [path] = (ROOT / "solutions" / name).glob("*.ipynb")
-    nb, key = read(path), marking.read_key(marking.key_path(ROOT, name))
-    modules, answer, found = marking.locked_names(nb), None, []
-    for cell in nb.cells:
-        if stamping.is_answer_cell(cell):
-            answer = stamping.answer_code(cell.source)
-        elif stamping.is_test_cell(cell):
-            forbidden = set(key["exercises"][stamping.nbgrader_meta(cell)["grade_id"]]["forbidden"])
-            found += marking.scan(answer, forbidden, modules)
+    nb = read(path)
+    course = cell_roles.CourseCells.of(nb)
+    found = [f for cell in nb.cells if stamping.is_answer_cell(cell)
+             for f in cell_scan.scan(stamping.answer_code(cell.source), set(course.names),
+                                     course.modules)]
     assert found == []
 
 
-def autograded(answers: dict[str, str]) -> list[marking.Mark]:
+def test_a_broken_huge_or_odd_record_line_belongs_to_no_exercise():
+    _, key = ex1_1()
+    exercise = key["exercises"]["ex1_2_tests"]
+    right = right_values(exercise)
+    lines = ["KVLESSON-MARK {not json", "KVLESSON-MARK [1, 2]",
+             record_line("ex1_2_tests", right) + " " * marking.RECORD_LIMIT,
+             "KVLESSON-MARK " + "[" * 100_000 + "]" * 100_000,
+             "KVLESSON-MARK " + json.dumps({"id": "ex1_2_tests", "values": "all"})]
+    for line in lines:
+        mark = marking.mark_cell(graded_cell("ex1_2_tests", [line]), exercise, None)
+        assert mark.score == 0 and mark.flags, line[:40]
+
+
+def autograded(answers: dict[str, str], extra: list[str] = ()) -> marking.NotebookMark:
     """Notebook 1 answered right but for `answers` (grade id: code), with the hidden tests
-    put back as autograde does, executed; its marks, made outside the kernel."""
+    put back as autograde does and cells of the student's `extra` code added at the top,
+    executed; its marks, made outside the kernel."""
     nb, key = ex1_1()
     [path] = (ROOT / "solutions" / "01_floor_plan").glob("*.ipynb")
-    tests = {stamping.nbgrader_meta(c)["grade_id"]: c.source for c in read(path).cells
+    instructor = read(path)
+    tests = {stamping.nbgrader_meta(c)["grade_id"]: c.source for c in instructor.cells
              if stamping.is_test_cell(c)}
     for cell in nb.cells:
         grade_id = stamping.nbgrader_meta(cell).get("grade_id")
         cell.source = answers.get(grade_id, tests.get(grade_id, cell.source))
+    setup = next(i for i, c in enumerate(nb.cells) if "import kvlesson" in c.source)
+    for n, code in enumerate(extra):
+        nb.cells.insert(setup + 1 + n, nbformat.v4.new_code_cell(code))
     NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(ROOT / "notebooks" / "01_floor_plan")}}
                    ).execute()
-    return marking.mark_notebook(nb, key)
+    return marking.mark_notebook(nb, key, instructor)
 
 
 def test_an_honest_notebook_gets_every_point_and_no_flag():
-    marks = autograded({})
-    assert [m.flags for m in marks if m.flags] == []
-    assert all(m.score == m.points for m in marks), marks
+    marked = autograded({})
+    assert [m.flags for m in marked.marks if m.flags] == [] and marked.flags == ()
+    assert all(m.score == m.points for m in marked.marks), marked
+    assert not marked.tampered
 
 
-def test_package_calls_through_an_alias_or_in_a_variable_score_zero():
-    marks = {m.grade_id: m for m in autograded({
+def test_package_calls_through_an_alias_in_a_variable_or_another_cell_score_zero():
+    marked = autograded({
         "ex1_1_answer": "from kvlesson.memory.floor import memory_parts as mp\n"
                         "def pool_bytes(share):\n    return mp(share, gpu, model).pool_bytes",
-        "q1_answer": "pool_gb = kv.memory_parts(SHARE, gpu, model).pool_bytes / 1e9\n"
-                     "unused_gb = 8.0",
-    })}
+        "q1_answer": "pool_gb = _p.pool_bytes / 1e9\nunused_gb = 8.0",
+    }, extra=["_p = kv.room(SHARE, LONGEST, gpu=gpu, model=model).parts"])
+    marks = {m.grade_id: m for m in marked.marks}
     assert marks["ex1_1_tests"].score == 0
-    assert any("kvlesson.memory.floor.memory_parts" in f for f in marks["ex1_1_tests"].flags)
+    assert any("memory_parts" in f for f in marks["ex1_1_tests"].flags)
     assert marks["q1_pool_tests"].score == 0 and marks["q1_unused_tests"].score == 0
-    assert any("mentions memory_parts" in f for f in marks["q1_pool_tests"].flags)
+    assert any("room" in f for f in marks["q1_pool_tests"].flags), marks["q1_pool_tests"].flags
     assert marks["ex1_2_tests"].score == marks["ex1_2_tests"].points
+
+
+def test_a_package_function_that_calls_the_forbidden_one_scores_zero():
+    marked = autograded({"q1_answer": "pool_gb = kv.startup(gpu, model, SHARE, LONGEST, "
+                                      "kv.RESERVE_BYTES).parts.pool_bytes / 1e9\n"
+                                      "unused_gb = (gpu.memory_bytes * (100 - SHARE) / 100) / 1e9"})
+    marks = {m.grade_id: m for m in marked.marks}
+    assert marks["q1_pool_tests"].score == 0, marks["q1_pool_tests"]
+    assert any("memory_parts" in f for f in marks["q1_pool_tests"].flags)
+
+
+def test_moving_the_course_s_cell_above_a_test_scores_zero():
+    """The answer reads `parts`, which the course's own cell works out with memory_parts
+    below the question; moving that cell above the test is not working it out."""
+    nb, key = ex1_1()
+    [path] = (ROOT / "solutions" / "01_floor_plan").glob("*.ipynb")
+    instructor = read(path)
+    ids = [c.get("id") for c in nb.cells]
+    parts = next(i for i, c in enumerate(nb.cells) if c.source.startswith("parts = kv.memory_parts"))
+    moved = nb.cells.pop(parts)
+    nb.cells.insert(ids.index(next(c.get("id") for c in nb.cells
+                                   if stamping.nbgrader_meta(c).get("grade_id") == "q1_answer")),
+                    moved)
+    marked = marking.mark_notebook(nb, key, instructor)
+    marks = {m.grade_id: m for m in marked.marks}
+    assert marks["q1_pool_tests"].score == 0
+    assert any("moved" in f for f in marks["q1_pool_tests"].flags)

@@ -134,8 +134,8 @@ HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS\n?", fla
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
 def test_each_test_cell_records_first_then_verifies_with_stamps(path):
     """The convention of docs/self-checks.md: hidden `selfcheck.record` of the cell's own
-    grade id first, then the visible `selfcheck.verify`, every stamp filled by the build,
-    and no expected value written in clear (no assert, no comparison)."""
+    grade id first, with no stamp, then the visible `selfcheck.verify`, its stamp filled by
+    the build, and no expected value written in clear (no assert, no comparison)."""
     for cell in read(path).cells:
         meta = nbgrader_meta(cell)
         if not meta.get("grade") or meta.get("solution"):
@@ -148,12 +148,15 @@ def test_each_test_cell_records_first_then_verifies_with_stamps(path):
         assert cell.source.index("BEGIN HIDDEN") < cell.source.index("selfcheck.verify(")
         assert visible.count("selfcheck.verify(") == 1, meta["grade_id"]
         assert 'stamp=""' not in cell.source, f"{meta['grade_id']}: run the build to stamp it"
+        # the hidden test carries no hash: nothing in the grading kernel reveals an answer
+        assert "stamp=" not in hidden and "hash" not in hidden, meta["grade_id"]
         assert "assert " not in cell.source and "==" not in cell.source, meta["grade_id"]
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
-def test_the_key_matches_the_stamps(path):
-    """keys/<assignment>.json is what the build wrote from these stamps (not stale)."""
+def test_the_key_matches_what_the_hidden_tests_printed(path):
+    """keys/<assignment>.json holds what the instructor's hidden tests printed when the
+    build ran them (not stale): values, their normal forms, points, forbidden functions."""
     key = marking.read_key(marking.key_path(ROOT, path.parent.name))
     assert stamping.stamp_problems(read(path), key) == [], (
         "the key is stale: run python -m kvlesson.course build")

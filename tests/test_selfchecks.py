@@ -27,7 +27,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from kvlesson.grading import course_build, marking, mistakes, stamping
+from kvlesson.grading import (cell_roles, cell_scan, course_build, forbidden, marking, mistakes,
+                              probes, stamping)
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = course_build.assignments(ROOT)
@@ -254,7 +255,7 @@ async def run_variants(name: str) -> list[Outcome]:
               if stamping.is_test_cell(c)}
     filled = course_build.answered(release, solution)
     parameters = next(c.source for c in filled.cells if "parameters" in c.metadata.get("tags", []))
-    modules = marking.locked_names(filled)
+    course = cell_roles.CourseCells.of(solution)
     client = NotebookClient(filled, timeout=120, kernel_name="python3",
                             resources={"metadata": {"path": str(ROOT / "notebooks" / name)}})
     outcomes, right = [], ""
@@ -284,8 +285,8 @@ async def run_variants(name: str) -> list[Outcome]:
             for (variant, code, expect), (check_out, check_error, out, error) in zip(variants, rows):
                 mark = marking.mark_cell(as_cell(hidden[grade_id].metadata, out, error),
                                          exercise, None)
-                found = marking.scan(code, set(exercise["forbidden"]), modules)
-                right_grade = mark.score == mark.points and not any("forbids" in f for f in found)
+                found = forbidden_uses(code, exercise, course)
+                right_grade = mark.score == mark.points and not found
                 if variant.startswith("setting"):
                     right_grade = False  # not an answer: the check must not call it right
                 check_passed = not check_error and "Self-check passed" in check_out
@@ -293,6 +294,15 @@ async def run_variants(name: str) -> list[Outcome]:
                                         check_error, right_grade, mark.flags + tuple(found)))
             assert passed(await kernel.run(cell.source)), f"{grade_id} fails after its variants"
     return outcomes
+
+
+def forbidden_uses(code: str, exercise: dict, course: cell_roles.CourseCells) -> tuple[str, ...]:
+    """What the grade's reading of an answer cell finds of the exercise's forbidden
+    functions: a name, or a package function that calls one."""
+    names = {**course.names, **cell_scan.names_of(code)}
+    codes = forbidden.resolve(exercise["forbidden"])
+    return tuple([f"names {n}" for n in probes.mentioned(code, exercise["forbidden"])] +
+                 [f"uses {n}" for n in forbidden.used_in(code, names, codes)])
 
 
 @pytest.fixture(scope="module")

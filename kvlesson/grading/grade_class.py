@@ -1,46 +1,49 @@
-"""Grade a whole class with one command: autograde in the box, then mark outside it.
+"""Grade a whole class with one command: each submission sealed and graded on its own.
 
-    python -m kvlesson.grade ASSIGNMENT [--course ROOT] [--force]
+    python -m kvlesson.grade ASSIGNMENT [--course ROOT] [--force] [--jobs N]
 
-1. `nbgrader autograde ASSIGNMENT` in the course root: each submission's kernel runs in
-   the grading box (kvlesson.grading.box, chosen by nbgrader_config.py); a cell that kills its
-   kernel or cannot be interrupted costs that cell only. Submissions graded before are
-   skipped unless they were submitted again (`--force` grades every one again).
-2. Marking, in this process: each autograded notebook's record lines are compared with
-   the key written at release (keys/ASSIGNMENT.json, kvlesson.grading.marking); where the mark
-   differs from nbgrader's in-kernel score, the gradebook takes the mark. A notebook in
-   which the box refused or reported an operation scores 0.
-3. Every flag (what the box saw, what the marking found) is printed with the student,
-   the cell and the reason, written to flags/ASSIGNMENT.csv, and put as a comment on the
-   answer cell of its exercise in the gradebook (the formgrader shows it); a flagged test
-   cell needs a manual look.
+1. The course root is found as nbgrader finds it (`kvlesson.grading.course_config`), from
+   whichever folder the command starts in. The submissions with no result yet (or
+   submitted again) are graded; `--force` grades every one again.
+2. Each submission goes to a worker (`kvlesson.grading.grade_worker`, `--jobs` of them side
+   by side, default: one per core): sealed into a private folder, autograded by nbgrader for
+   that student alone with every kernel in the box (`kvlesson.grading.box`), and marked
+   outside the kernel against the key (`kvlesson.grading.marking`). A submission that
+   nbgrader cannot grade, that breaks the marker or that runs past `--timeout` costs that
+   submission only: it scores 0, with the reason.
+3. This process is the only writer: as each result comes, the graded notebooks (cleaned of
+   live HTML, `kvlesson.grading.sanitize`) go into autograded/, the marks and nbgrader's
+   other grades into the gradebook, each flag as a comment on the answer cell of its
+   exercise. A run killed midway loses nothing: the next run grades exactly what has no
+   result.
+4. Every flag of the class is printed, with the student, the cell and the reason, and
+   written to flags/ASSIGNMENT.csv.
 
-The exit code is 0 when every submission was graded, whatever the students did; 1 when
-nbgrader itself failed on a submission (the others are still marked), 2 when the course is
-not ready (no key, no bubblewrap).
+Exit code: 0 when every submission has a mark, 1 when some could not be graded (they
+score 0 and are named), 2 when the course is not ready (no key, no bubblewrap).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
-import subprocess
+import os
+import shutil
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import nbformat
-from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.coursedir import CourseDirectory
-from traitlets.config.loader import PyFileConfigLoader
-
-from kvlesson.grading.box.flags import TAMPER, read_flags
+from kvlesson.grading import course_config
 from kvlesson.grading.box.walls import bwrap_path
-from kvlesson.grading.marking import Mark, key_path, mark_notebook, read_key
+from kvlesson.grading.grade_worker import Job, Result, snapshot
+from kvlesson.grading.gradebook_writer import (Course, marker_of, pending, read_timestamp,
+                                               store_files, store_grades)
+from kvlesson.grading.marking import key_path, read_key
+from kvlesson.grading.pool import Workers
 
-CONFIG = "nbgrader_config.py"  # the course root's nbgrader configuration
 FLAGS_FOLDER = "flags"  # in the course root: one CSV of flags per assignment
-COMMENT_PREFIX = "kvlesson grader: "
+SUBMISSION_SECONDS = 600  # the most one submission may take, kernel restarts included
 
 
 @dataclass(frozen=True)
@@ -54,112 +57,32 @@ class Flag:
 
 @dataclass(frozen=True)
 class Graded:
-    """One student's notebook after marking: the score out of the autograded points."""
+    """One student's notebook as the gradebook holds it: score out of the autograded points."""
     student: str
     notebook: str
     score: float
     max_score: float
     flags: tuple[Flag, ...]
+    failure: str = ""
 
 
-def gradebook(root: Path) -> Gradebook:
-    """The course's gradebook, where nbgrader_config.py of the course root puts it."""
-    config = PyFileConfigLoader(CONFIG, path=str(root)).load_config()
-    coursedir = CourseDirectory(config=config, root=str(root))
-    return Gradebook(coursedir.db_url, course_id=coursedir.course_id)
-
-
-def autograde(root: Path, assignment: str, force: bool) -> int:
-    """Run nbgrader's autograde (in the box, through nbgrader_config.py); its exit code."""
-    command = [sys.executable, "-m", "nbgrader", "autograde", assignment]
-    return subprocess.run(command + (["--force"] if force else []), cwd=root).returncode
-
-
-def nearest_graded_cell(nb: nbformat.NotebookNode, index: int) -> str:
-    """The grade id of cell `index`, or of the nearest nbgrader cell before it (the
-    formgrader only shows comments on those), or of the first one."""
-    ids = [cell.metadata.get("nbgrader", {}).get("grade_id") for cell in nb.cells]
-    before = [grade_id for grade_id in ids[:index + 1] if grade_id]
-    return before[-1] if before else next(grade_id for grade_id in ids if grade_id)
-
-
-def answer_cell_for(nb: nbformat.NotebookNode, grade_id: str) -> str | None:
-    """The answer cell a flag on cell `grade_id` is written on in the gradebook: nbgrader
-    keeps comments on answer (solution) cells only, so the nearest one at or before it,
-    else the first one."""
-    meta = [cell.metadata.get("nbgrader", {}) for cell in nb.cells]
-    ids = [m.get("grade_id") for m in meta]
-    upto = meta[:ids.index(grade_id) + 1] if grade_id in ids else []
-    before = [m["grade_id"] for m in upto if m.get("solution")]
-    answers = [m["grade_id"] for m in meta if m.get("solution")]
-    if before:
-        return before[-1]
-    return answers[0] if answers else None
-
-
-def flags_of(student: str, notebook: str, nb: nbformat.NotebookNode,
-             marks: list[Mark]) -> list[Flag]:
-    """Every flag of one notebook: what the box saw, then what the marking found."""
-    boxed, box_flags = read_flags(nb)
-    flags = [Flag(student, notebook, nearest_graded_cell(nb, f.cell), f.reason)
-             for f in box_flags]
-    if not boxed:
-        flags.append(Flag(student, notebook, nearest_graded_cell(nb, 0),
-                          "graded outside the box: check nbgrader_config.py"))
-    flags += [Flag(student, notebook, mark.grade_id, reason)
-              for mark in marks for reason in mark.flags]
-    return flags
-
-
-def record(gb: Gradebook, assignment: str, graded: Graded, marks: list[Mark],
-           nb: nbformat.NotebookNode) -> None:
-    """Write the marks into the gradebook, and each flag as a comment on the answer cell
-    of its exercise (`nb` is the autograded notebook)."""
-    for mark in marks:
-        try:
-            grade = gb.find_grade(mark.grade_id, graded.notebook, assignment, graded.student)
-        except MissingEntry:
-            raise ValueError(f"the key of {assignment} has a test cell {mark.grade_id!r} that "
-                             "the gradebook does not: run python -m kvlesson.course build, "
-                             f"then nbgrader generate_assignment {assignment} --force") from None
-        grade.auto_score = mark.score
-        if any(flag.cell == mark.grade_id for flag in graded.flags):
-            grade.needs_manual_grade = True
-    by_cell: dict[str, list[str]] = {}
-    for flag in graded.flags:
-        by_cell.setdefault(answer_cell_for(nb, flag.cell), []).append(
-            f"{flag.cell}: {flag.reason}")
-    for cell, reasons in by_cell.items():
-        if cell is None:
-            continue
-        try:
-            comment = gb.find_comment(cell, graded.notebook, assignment, graded.student)
-        except MissingEntry:
-            continue
-        comment.auto_comment = COMMENT_PREFIX + "; ".join(reasons)
-    gb.db.commit()
-
-
-def mark_class(root: Path, assignment: str, key: dict) -> list[Graded]:
-    """Mark every autograded notebook of `assignment` and record it in the gradebook."""
-    results = []
-    with gradebook(root) as gb:
+def class_results(course: Course, assignment: str) -> list[Graded]:
+    """Every submitted notebook's result as the last grading left it: the gradebook's score
+    out of the autograded points, and the flags and failure from the marker."""
+    out = []
+    with course.gradebook() as gb:
         for submission in gb.assignment_submissions(assignment):
             student = submission.student.id
+            marker = marker_of(course.autograded / student / assignment) or {}
+            flags = tuple(Flag(student, notebook or "-", cell or "-", reason)
+                          for notebook, cell, reason in marker.get("flags", []))
+            if marker.get("failure"):
+                flags += (Flag(student, "-", "-", marker["failure"]),)
             for notebook in submission.notebooks:
-                path = root / "autograded" / student / assignment / f"{notebook.name}.ipynb"
-                if not path.is_file():
-                    continue  # no notebook submitted: nbgrader already scored it 0
-                nb = nbformat.read(path, as_version=4)
-                marks = mark_notebook(nb, key)
-                if any(flag.kind == TAMPER for flag in read_flags(nb)[1]):
-                    marks = [Mark(m.grade_id, m.points, 0.0, m.flags) for m in marks]
-                graded = Graded(student, notebook.name, sum(m.score for m in marks),
-                                sum(m.points for m in marks),
-                                tuple(flags_of(student, notebook.name, nb, marks)))
-                record(gb, assignment, graded, marks, nb)
-                results.append(graded)
-    return sorted(results, key=lambda g: (g.student, g.notebook))
+                mine = tuple(f for f in flags if f.notebook in (notebook.name, "-"))
+                out.append(Graded(student, notebook.name, notebook.code_score,
+                                  notebook.max_code_score, mine, marker.get("failure", "")))
+    return sorted(out, key=lambda g: (g.student, g.notebook))
 
 
 def write_flags_file(root: Path, assignment: str, results: list[Graded]) -> Path:
@@ -169,21 +92,74 @@ def write_flags_file(root: Path, assignment: str, results: list[Graded]) -> Path
     with path.open("w", newline="") as f:
         writer = csv.writer(f)
         writer.writerow(["student", "notebook", "cell", "reason"])
-        for graded in results:
-            writer.writerows([flag.student, flag.notebook, flag.cell, flag.reason]
-                             for flag in graded.flags)
+        for flag in dict.fromkeys(flag for graded in results for flag in graded.flags):
+            writer.writerow([flag.student, flag.notebook, flag.cell, flag.reason])
     return path
 
 
-def summary(assignment: str, results: list[Graded], flags_file: Path) -> str:
-    """What the instructor reads: each student's score, then every flag."""
-    lines = [f"{assignment}: {len(results)} notebooks marked"]
+def summary(assignment: str, results: list[Graded], flags_file: Path, now: int) -> str:
+    """What the instructor reads: each student's score, then every flag, and where
+    nbgrader's own log of the run is."""
+    lines = [f"{assignment}: {len(results)} notebooks have a mark ({now} submissions graded "
+             "in this run)"]
     lines += [f"  {g.student:<20} {g.notebook:<16} {g.score:g} / {g.max_score:g}"
+              f"{'   NOT GRADED' if g.failure else ''}"
               f"{f'   {len(g.flags)} flags' if g.flags else ''}" for g in results]
-    flags = [flag for graded in results for flag in graded.flags]
+    flags = list(dict.fromkeys(flag for graded in results for flag in graded.flags))
     lines.append(f"{len(flags)} flags (also in {flags_file} and in the formgrader's comments):")
     lines += [f"  {f.student} · {f.notebook} · {f.cell}: {f.reason}" for f in flags]
+    lines.append(f"nbgrader's log of each submission graded: {flags_file.with_suffix('.log')}")
     return "\n".join(lines)
+
+
+def check_ready(course: Course, assignment: str) -> dict:
+    """The key, after checking that the course can grade `assignment`; ValueError or
+    RuntimeError saying what to do."""
+    bwrap_path()
+    key = read_key(key_path(course.root, assignment))
+    if not course.database().is_file():
+        raise ValueError(f"no gradebook at {course.database()}: run nbgrader generate_assignment "
+                         f"{assignment} --force in {course.root} first")
+    from nbgrader.api import MissingEntry
+    with course.gradebook() as gb:
+        try:
+            gb.find_assignment(assignment)
+        except MissingEntry:
+            raise ValueError(f"the gradebook does not know {assignment}: run nbgrader "
+                             f"generate_assignment {assignment} --force in {course.root}") from None
+    return key
+
+
+def grade(course: Course, assignment: str, force: bool, jobs: int, seconds: float,
+          report=print) -> list[Result]:
+    """Grade every pending submission of `assignment`, `jobs` at a time, writing each result
+    as it comes; the results of this run."""
+    students = pending(course, assignment, force)
+    run = Path(tempfile.mkdtemp(prefix="kvlesson-grade-"))
+    results = []
+    log = course.root / FLAGS_FOLDER / f"{assignment}.log"
+    log.parent.mkdir(exist_ok=True)
+    try:
+        template = run / "template.db"
+        snapshot(course.database(), template)
+        todo = [Job(str(course.root), assignment, student, str(run / student), str(template),
+                    [str(run)]) for student in students]
+        with Workers(min(jobs, len(todo)) or 1, run, seconds) as workers:
+            for result in workers.run(todo):
+                # a failure keeps the submission's time, so the next run leaves it be
+                result.timestamp = result.timestamp or read_timestamp(
+                    course.submitted / result.student / assignment)
+                store_files(course, assignment, result)
+                store_grades(course, assignment, result)
+                with log.open("a") as out:
+                    out.write(f"===== {result.student}: nbgrader's log =====\n{result.log}\n")
+                shutil.rmtree(run / result.student, ignore_errors=True)
+                results.append(result)
+                report(f"graded {result.student} ({len(results)}/{len(todo)})"
+                       + ("" if result.graded else f": {result.failure}"))
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+    return results
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -191,33 +167,33 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m kvlesson.grade", description=__doc__.split(
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("assignment", help="the assignment to grade, e.g. 01_floor_plan")
-    parser.add_argument("--course", type=Path, default=Path("."),
-                        help="the course root (where nbgrader_config.py is; default: here)")
+    parser.add_argument("--course", type=Path, help="the course root (default: the one the "
+                        "nbgrader configuration names, else this folder)")
     parser.add_argument("--force", action="store_true",
                         help="grade every submission again, not only new ones")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="submissions graded side by side (default: the number of cores)")
+    parser.add_argument("--timeout", type=float, default=SUBMISSION_SECONDS,
+                        help=f"seconds one submission may take (default {SUBMISSION_SECONDS})")
     args = parser.parse_args(argv)
-    root = args.course.resolve()
     try:
-        if not (root / CONFIG).is_file():
-            raise ValueError(f"{root} is not a course root: it has no nbgrader_config.py")
-        bwrap_path()
-        key = read_key(key_path(root, args.assignment))
+        if args.jobs < 1 or args.timeout <= 0:
+            raise ValueError("--jobs must be 1 or more and --timeout above 0")
+        root, config = course_config.course_root(Path.cwd(), args.course)
+        course = Course(root, config)
+        check_ready(course, args.assignment)
     except (ValueError, RuntimeError) as error:
         print(f"kvlesson.grade: {error}", file=sys.stderr)
         return 2
-    autograded = autograde(root, args.assignment, args.force)
-    try:
-        results = mark_class(root, args.assignment, key)
-    except ValueError as error:
-        print(f"kvlesson.grade: {error}", file=sys.stderr)
-        return 2
-    print(summary(args.assignment, results, write_flags_file(root, args.assignment, results)))
-    if autograded != 0:
-        print(f"kvlesson.grade: nbgrader autograde {args.assignment} failed (its log is above): "
-              "the submissions it names are not graded", file=sys.stderr)
+    now = grade(course, args.assignment, args.force, args.jobs, args.timeout,
+                report=lambda line: print(line, file=sys.stderr))
+    results = class_results(course, args.assignment)
+    print(summary(args.assignment, results, write_flags_file(root, args.assignment, results),
+                  len(now)))
+    failures = sorted({g.student for g in results if g.failure})
+    if failures:
+        print(f"kvlesson.grade: {len(failures)} submissions could not be graded "
+              f"({', '.join(failures)}): they score 0, and the reason is in their flags",
+              file=sys.stderr)
         return 1
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,31 +1,28 @@
 """Marking an autograded notebook outside the student's kernel.
 
-Student code runs in the same kernel as the tests, so a verdict reached in that
-kernel can be faked. Here, in the grader's own process, each hidden test cell's
-record line (`KVLESSON-MARK {...}`, printed by `kvlesson.grading.selfcheck.record`) is
-compared with the key written when the release was made (`keys/<assignment>.json`,
-expected values with their exact types), and the student's answer cells are read
-as code, never run, for signs of tampering. Each exercise gets a `Mark`: its
-score, and flags in words an instructor can read.
+Student code runs in the same kernel as the tests, so a verdict reached in that kernel can
+be faked. Here, in the grader's own process, each hidden test cell's record line
+(`KVLESSON-MARK {...}`, printed by `kvlesson.grading.selfcheck.record`) is compared with the
+key written when the release was made (`keys/<assignment>.json`, expected values with their
+exact types). Every cell the student could edit or add is read as code, never run
+(`kvlesson.grading.cell_scan`), the forbidden functions the box saw run are counted, and the
+course's own cells must keep their order. Each exercise gets a `Mark`: its score and flags
+in words an instructor can read; a notebook that tampered scores 0 in all.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
-from kvlesson.grading import probes, selfcheck
+from kvlesson.grading import cell_roles, cell_scan, forbidden, probes, selfcheck
+from kvlesson.grading.box.flags import FORBIDDEN, TAMPER, BoxFlag
 
 KEYS = "keys"  # the keys' folder in a course root: never released, never in solutions/
-TAMPER_MODULES = {"builtins", "sys", "hashlib", "importlib", "ctypes", "subprocess", "os",
-                  "signal", "IPython", "gc", "inspect", "types", "threading", "multiprocessing"}
-TAMPER_NAMES = {"get_ipython", "input_transformers", "input_transformers_post", "__builtins__",
-                "setattr", "getattr", "delattr", "vars", "globals", "locals", "eval", "exec",
-                "compile", "__import__", "open", "breakpoint"}
+RECORD_LIMIT = 100_000  # characters of one record line; an honest one is under 2,000
 
 
 @dataclass(frozen=True)
@@ -36,6 +33,16 @@ class Mark:
     points: float
     score: float
     flags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class NotebookMark:
+    """A notebook's marks, the flags that belong to no one exercise, and whether it
+    tampered (then every mark is 0)."""
+
+    marks: list[Mark]
+    flags: tuple[str, ...] = ()
+    tampered: bool = False
 
 
 def key_path(root: Path, assignment: str) -> Path:
@@ -59,39 +66,43 @@ def write_key(path: Path, key: dict) -> None:
     path.write_text(json.dumps(key, indent=1, sort_keys=True) + "\n")
 
 
-def _meta(cell) -> dict:
-    return cell.metadata.get("nbgrader", {})
+_meta = cell_roles.meta
 
 
 def records_of(cell) -> list[dict]:
-    """The record lines a cell printed (stdout only), parsed; a broken one as {}."""
+    """The record lines a cell printed (stdout only), parsed; a broken, oversized or odd
+    one as {} (it then belongs to no exercise)."""
     found = []
     for output in cell.get("outputs", []):
         if output.get("output_type") != "stream" or output.get("name") != "stdout":
             continue
-        for line in output.get("text", "").splitlines():
-            if line.startswith(selfcheck.RECORD_PREFIX):
-                try:
-                    found.append(json.loads(line[len(selfcheck.RECORD_PREFIX):]))
-                except json.JSONDecodeError:
-                    found.append({})
+        text = output.get("text", "")
+        for line in (text if isinstance(text, str) else "".join(text)).splitlines():
+            if not line.startswith(selfcheck.RECORD_PREFIX):
+                continue
+            try:
+                record = (json.loads(line[len(selfcheck.RECORD_PREFIX):])
+                          if len(line) <= RECORD_LIMIT else {})
+            except (ValueError, RecursionError):
+                record = {}
+            found.append(record if isinstance(record, dict) else {})
     return found
 
 
-def _probe_right(probe: dict, value: dict) -> bool:
+def _probe_right(probe: dict, value: object) -> bool:
     """A recorded value against the key's probe: same kind, same normal form."""
     spec = probes.Probe(probe["label"], lambda: None, probe["kind"], probe["unit"],
-                           probe["places"], probe["scale"])
+                        probe["places"], probe["scale"])
     if not isinstance(value, dict) or value.get("t") in ("error", "other", None):
         return False
     try:
         return probes.normal(spec, probes.decode(value)) == probe["normal"]
-    except (probes.WrongKind, probes.NotYet):
+    except (probes.WrongKind, probes.NotYet, TypeError, ValueError, KeyError, OverflowError):
         return False
 
 
-def _last_name(call: str) -> str:
-    return call.rsplit(".", 1)[-1]
+def _last_name(call: object) -> str:
+    return str(call).rsplit(".", 1)[-1]
 
 
 def mark_cell(cell, exercise: dict, setting: dict | None) -> Mark:
@@ -112,115 +123,96 @@ def mark_cell(cell, exercise: dict, setting: dict | None) -> Mark:
     if right and failed:
         flags.append("the values are right but the cell failed in the kernel (changed setting, "
                      "a forbidden call, or tampering): check by hand")
-    if not right and not failed:
-        flags.append("the cell passed in the kernel but the values are wrong: tampering?")
-    used = [c for c in record.get("calls", []) if _last_name(c) in exercise["forbidden"]]
+    calls = record.get("calls") if isinstance(record.get("calls"), list) else []
+    used = [str(c) for c in calls if _last_name(c) in exercise["forbidden"]]
     if used:
-        flags.append(f"scored 0: calls {', '.join(used)}, which this exercise forbids")
+        flags.append("scored 0: " + selfcheck.forbidden_message(
+            "the answer", used, tuple(exercise["forbidden"]))[len("Not yet: "):])
         right = False
     if setting and record.get("setting") != setting:
         flags.append(f"the notebook's setting {record.get('setting')} is not the key's {setting}")
     return Mark(grade_id, points, points if right else 0.0, tuple(flags))
 
 
-def _imported(node: ast.AST) -> list[str]:
-    if isinstance(node, ast.Import):
-        return [alias.name.split(".")[0] for alias in node.names]
-    if isinstance(node, ast.ImportFrom):
-        return [(node.module or "").split(".")[0]]
-    return []
-
-
-def _names_one(text: str, forbidden: set[str]) -> bool:
-    """Whether a string could name a forbidden function for getattr or an import: a name or
-    a dotted path ("memory_parts", "kv.memory_parts") with one of them as a part. Prose, such
-    as a docstring that says "the p-th percentile", names nothing."""
-    words = text.strip().split(".")
-    return all(word.isidentifier() for word in words) and not forbidden.isdisjoint(words)
-
-
-def scan(source: str, forbidden: set[str], modules: set[str]) -> list[str]:
-    """Signs of tampering in an answer cell's code, read and never run: imports of the
-    kernel's machinery, dunder attributes, reflection, writes to the attributes of
-    `modules` (names the locked cells import), rebinding them, and any mention of a
-    `forbidden` function (as a name, an attribute or a string)."""
-    lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
-    try:
-        tree = ast.parse("\n".join(lines))
-    except SyntaxError as error:
-        return [f"the cell does not parse ({error.msg}, line {error.lineno})"]
-    own = {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
-           if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
-    found = []
-    for node in ast.walk(tree):
-        found += [f"imports {name}" for name in _imported(node) if name in TAMPER_MODULES]
-        word = (node.id if isinstance(node, ast.Name) else node.attr
-                if isinstance(node, ast.Attribute) else node.value
-                if isinstance(node, ast.Constant) and isinstance(node.value, str) else None)
-        if word is None:
-            continue
-        if word in TAMPER_NAMES or (word.startswith("__") and word.endswith("__")
-                                    and not isinstance(node, ast.Constant)):
-            found.append(f"uses {word}")
-        if isinstance(node, ast.Constant) and _names_one(word, forbidden):
-            found.append(f"has the string {word[:40]!r}, which names a function not to use here")
-        if isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
-            root = _root_name(node.value) if isinstance(node, ast.Attribute) else None
-            if root in modules | own | {"kvlesson"}:
-                found.append(f"assigns to an attribute of {root}")
-            if isinstance(node, ast.Name) and node.id in modules:
-                found.append(f"rebinds {node.id}, which the course's cells use")
-    found += [f"mentions {name}, which this exercise forbids"
-              for name in probes.mentioned(source, forbidden)]
-    return sorted(set(found))
-
-
-def _root_name(node: ast.AST) -> str | None:
-    """`a` for `a.b.c`: the name an attribute chain starts from."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return node.id if isinstance(node, ast.Name) else None
-
-
-def locked_names(nb: nbformat.NotebookNode) -> set[str]:
-    """Names bound by imports in the cells a student does not answer (kv, selfcheck, pd...)."""
-    names = {"kv", "selfcheck", "answers", "pd", "np"}
+def mark_notebook(nb: nbformat.NotebookNode, key: dict, instructor: nbformat.NotebookNode,
+                  box_flags: list[BoxFlag] = (),
+                  course: cell_roles.CourseCells | None = None) -> NotebookMark:
+    """Every exercise of the key, marked from the autograded notebook `nb`: the record of
+    its hidden test against the key; the student's cells read as code (tampering costs the
+    notebook); a forbidden function named, reached (read) or run (`box_flags`, what the box
+    saw) by the code that works out an exercise's answer, which costs the exercise; and the
+    course's cells in the course's order. `course`: the instructor notebook's cells, read
+    once for a class (default: read now)."""
+    course = course or cell_roles.CourseCells.of(instructor)
+    ids_seen: dict[str, int] = {}
     for cell in nb.cells:
-        if cell.cell_type != "code" or _meta(cell).get("solution"):
+        ids_seen[cell.get("id")] = ids_seen.get(cell.get("id"), 0) + 1
+    tests, theirs, order = {}, [], []
+    for index, cell in enumerate(nb.cells):
+        grade_id = _meta(cell).get("grade_id")
+        if cell.cell_type == "code" and grade_id in key["exercises"] and grade_id not in tests:
+            tests[grade_id] = index
+        if cell.cell_type != "code":
             continue
-        try:
-            tree = ast.parse("\n".join(l for l in cell.source.splitlines()
-                                       if not l.lstrip().startswith(("%", "!"))))
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                names |= {(a.asname or a.name).split(".")[0] for a in node.names}
-    return names
+        if course.is_own(cell, ids_seen):
+            order.append((course.order.index(cell.get("id")), index))
+        elif grade_id not in key["exercises"]:
+            theirs.append((index, cell))
+    notebook_flags, tampered = [], False
+    names = dict(course.names)
+    seen_forbidden: list[tuple[int, str, str]] = []  # (cell index, function, where)
+    everything_forbidden = {name for ex in key["exercises"].values() for name in ex["forbidden"]}
+    codes = forbidden.resolve(everything_forbidden)
+    def where_is(index: int) -> str:
+        source = nb.cells[index].source if 0 <= index < len(nb.cells) else ""
+        return f"cell {index} (`{cell_roles.first_line(source)}`)"
 
-
-def mark_notebook(nb: nbformat.NotebookNode, key: dict) -> list[Mark]:
-    """Every exercise of the key, marked from the autograded notebook `nb`: the record
-    of its hidden test against the key, forbidden calls, and the static scan of the
-    answer cells (an answer cell that mentions its own exercise's forbidden function
-    scores 0 for it; other signs of tampering are flagged)."""
-    modules = locked_names(nb)
-    answers, marks, answer = {}, {}, None
-    for cell in nb.cells:
-        meta = _meta(cell)
-        if cell.cell_type == "code" and meta.get("solution"):
-            answer = cell
-        elif cell.cell_type == "code" and meta.get("grade_id") in key["exercises"]:
-            answers[meta["grade_id"]] = answer
-            marks[meta["grade_id"]] = mark_cell(cell, key["exercises"][meta["grade_id"]],
-                                                key.get("setting"))
-    result = []
+    for index, cell in theirs:
+        where = where_is(index)
+        for finding in cell_scan.scan(cell.source, set(course.names), course.modules):
+            notebook_flags.append(f"{where}: {finding.what}"
+                                  + (" (tampering: the notebook scores 0)"
+                                     if finding.kind == cell_scan.TAMPER else ""))
+            tampered |= finding.kind == cell_scan.TAMPER
+        names.update(cell_scan.names_of(cell.source))
+        for name in probes.mentioned(cell.source, everything_forbidden) + \
+                forbidden.used_in(cell.source, names, codes):
+            seen_forbidden.append((index, _last_name(name), where))
+        for text in cell_scan.strings_naming(cell.source, everything_forbidden):
+            notebook_flags.append(f"{where}: has the string {text!r}, which names a function "
+                                  "an exercise forbids")
+    for flag in box_flags:
+        if flag.kind == FORBIDDEN:
+            seen_forbidden.append((flag.cell, _last_name(flag.function), where_is(flag.cell)))
+        tampered |= flag.kind == TAMPER  # what the box refused or reported
+    moved = cell_roles.moved(order, nb)
+    marks = []
     for grade_id, exercise in key["exercises"].items():
-        mark = marks.get(grade_id) or Mark(grade_id, float(exercise["points"]), 0.0,
-                                           ("the test cell is missing from the notebook",))
-        cell = answers.get(grade_id)
-        found = scan(cell.source, set(exercise["forbidden"]), modules) if cell is not None else []
-        flags = mark.flags + tuple(f"answer cell {_meta(cell)['grade_id']}: {f}" for f in found)
-        score = 0.0 if any("forbids" in f for f in found) else mark.score
-        result.append(Mark(grade_id, mark.points, score, flags))
-    return result
+        if grade_id not in tests:
+            marks.append(Mark(grade_id, float(exercise["points"]), 0.0,
+                              ("the test cell is missing from the notebook",)))
+            continue
+        mark, test = mark_cell(nb.cells[tests[grade_id]], exercise, key.get("setting")), \
+            tests[grade_id]
+        flags, score = list(mark.flags), mark.score
+        feeding = cell_roles.answer_cells(nb, test, dict(theirs)) | {test}
+        hits = sorted({(where, name) for index, name, where in seen_forbidden
+                       if index in feeding and name in exercise["forbidden"]})
+        for where, name in hits:
+            flags.append("scored 0: " + selfcheck.forbidden_message(
+                where, [name], tuple(exercise["forbidden"]), through="uses")[len("Not yet: "):])
+            score = 0.0
+        if test in moved:
+            flags.append(f"scored 0: the course's cell {moved[test]} was moved above this "
+                         "test; the grade reads the notebook in the course's order")
+            score = 0.0
+        marks.append(Mark(grade_id, mark.points, score, tuple(flags)))
+    if tampered:
+        marks = [Mark(m.grade_id, m.points, 0.0, m.flags) for m in marks]
+    return NotebookMark(marks, tuple(notebook_flags), tampered)
+
+
+def unmarkable(key: dict, reason: str) -> NotebookMark:
+    """A notebook that cannot be marked: 0 for every exercise, and why."""
+    return NotebookMark([Mark(grade_id, float(ex["points"]), 0.0, (reason,))
+                         for grade_id, ex in key["exercises"].items()], (reason,), False)

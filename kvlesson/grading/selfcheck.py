@@ -1,15 +1,17 @@
-"""Self-checks and hidden tests: a student's answers against salted hashes.
+"""Self-checks and hidden tests: a student's answers against salted hashes, and the record.
 
 A test cell of the course calls `verify` (the self-check the student sees) and,
 in its hidden part, `record` (what the grader reads). Both take probes: an
 answer to evaluate (a variable, or a call of the student's function on some
 input), with the kind of answer asked for. The expected answers are never in a
 notebook: `python -m kvlesson.course build` runs the instructor's solution and
-stamps, into each call's `stamp=` argument, the setting, a salt and a hash of
-each expected answer (and of the answers that known mistakes give, for hints).
-`record` prints one line for the grader, `KVLESSON-MARK {...}`, with the
-student's values in a typed encoding and the package functions their code
-called; `kvlesson.grading.marking` compares it with the key, outside the kernel.
+stamps, into each `verify` call's `stamp=` argument, the setting, a salt and a hash
+of each expected answer (and of the answers that known mistakes give, for hints).
+`record` carries no hash and no key: it prints one line, `KVLESSON-MARK {...}`, with
+the student's values in a typed encoding and the forbidden functions their code ran;
+`kvlesson.grading.marking` compares it with the key, outside the kernel. A forbidden
+function is found by what runs, at any depth, whatever the name used
+(`kvlesson.grading.forbidden`); verify and the grade say it in the same words.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ import os
 import sys
 from pathlib import Path
 
+from kvlesson.grading import forbidden as forbidding
 from kvlesson.grading.probes import (NotYet, Probe, WrongKind, assigns, count, count_or_none,
-                                     decode, encode, mentioned, normal, number, yes_no)
+                                     encode, mentioned, normal, number, yes_no)
 
 __all__ = ["NotYet", "Probe", "WrongKind", "count", "count_or_none", "number", "record",
            "verify", "yes_no"]
@@ -29,7 +32,6 @@ __all__ = ["NotYet", "Probe", "WrongKind", "count", "count_or_none", "number", "
 PARAMETERS = ("GPU", "MODEL", "SHARE", "LONGEST", "CAP")  # each notebook's parameters cell
 RECORD_PREFIX = "KVLESSON-MARK "
 STAMP_FILE = "KVLESSON_STAMP_FILE"  # set by the build: stamp mode, entries appended here
-PACKAGE = str(Path(__file__).resolve().parents[1])  # the whole kvlesson package
 
 
 def digest(salt: str, text: str) -> str:
@@ -135,12 +137,13 @@ def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = 
     problem = _setting_problem(made["setting"], setting_of(names))
     if problem:
         raise NotYet(problem)
+    codes, test = forbidding.resolve(forbidden), sys._getframe(1).f_code.co_filename
     for probe, expect in zip(probes, made["probes"], strict=True):
         calls: list[str] = []
-        with _Watch(calls):
+        with forbidding.watching(codes, calls, test):
             value = _evaluate(probe)
         _refuse(probe.label, calls, forbidden)
-        _refuse_written(probe.label, names.get("In", []), forbidden)
+        _refuse_written(probe.label, names, codes)
         text = normal(probe, value)
         if digest(expect["salt"], text) == expect["hash"]:
             continue
@@ -154,86 +157,56 @@ def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = 
     print("Self-check passed.")
 
 
-class _Watch:
-    """Within `with _Watch(calls):`, note in `calls` each kvlesson function called from
-    outside the package (the student's code, under any name or alias)."""
-
-    def __init__(self, calls: list[str]):
-        self.calls, self.previous = calls, None
-
-    def _profile(self, frame, event, arg) -> None:
-        if event == "call" and frame.f_code.co_filename.startswith(PACKAGE):
-            caller = frame.f_back
-            if caller is not None and not caller.f_code.co_filename.startswith(PACKAGE):
-                name = f"{frame.f_globals.get('__name__')}.{frame.f_code.co_qualname}"
-                if name not in self.calls:
-                    self.calls.append(name)
-
-    def __enter__(self) -> "_Watch":
-        self.previous = sys.getprofile()
-        sys.setprofile(self._profile)
-        return self
-
-    def __exit__(self, *exc) -> None:
-        sys.setprofile(self.previous)
-
-
-def _forbidden_used(calls: list[str], forbidden: tuple[str, ...]) -> list[str]:
-    return [call for call in calls if call.rsplit(".", 1)[-1] in forbidden]
-
-
-def _traced(probe: Probe, calls: list[str]) -> dict:
-    """A probe's value, encoded, with the package calls it made; an exception is recorded,
-    not raised."""
+def _traced(probe: Probe, codes: dict, calls: list[str], test: str) -> dict:
+    """A probe's value, encoded, noting the forbidden functions the student's code ran
+    (`test`: the test cell's code); an exception is recorded, not raised."""
     try:
-        with _Watch(calls):
+        with forbidding.watching(codes, calls, test):
             return encode(probe.get())
     except (Exception, SystemExit) as error:
         return {"t": "error", "type": type(error).__name__, "message": str(error)[:200]}
 
 
-def record(grade_id: str, probes: list[Probe], stamp: str = "",
-           forbidden: tuple[str, ...] = ()) -> None:
-    """The hidden test: print the grader's record line, then check each probe against
-    its salted hash so that nbgrader's own score agrees. `forbidden` names the package
-    functions the exercise may not call (the grader enforces it from the key)."""
+def record(grade_id: str, probes: list[Probe], forbidden: tuple[str, ...] = ()) -> None:
+    """The hidden test: print the grader's record line, the student's values and the
+    forbidden functions (of `forbidden`) their code ran, at any depth. It holds no
+    expected value: the grader compares the line with the key, outside the kernel.
+    Raises NotYet, with the grade's words, when a forbidden function ran."""
     names = sys._getframe(1).f_globals
+    out = sys.stdout  # as it is now: a probe that swaps sys.stdout does not hide the line
     calls: list[str] = []
-    values = [_traced(probe, calls) for probe in probes]
+    codes, test = forbidding.resolve(forbidden), sys._getframe(1).f_code.co_filename
+    values = [_traced(probe, codes, calls, test) for probe in probes]
     line = {"id": grade_id, "values": values, "calls": calls, "setting": setting_of(names)}
-    print(RECORD_PREFIX + json.dumps(line, default=str), flush=True)
+    out.write(RECORD_PREFIX + json.dumps(line, default=str) + "\n")
+    out.flush()
     if _stamping():
         _stamp_entry("record", probes, names, {"grade_id": grade_id, "forbidden": list(forbidden)})
         return
-    made = json.loads(stamp)
-    for probe, value, expect in zip(probes, values, made["probes"], strict=True):
-        if value["t"] == "error":
-            raise NotYet(f"Not yet: {probe.label} (a hidden test) raised {value['type']}: "
-                         f"{value['message']}")
-        try:
-            text = normal(probe, decode(value))
-        except (WrongKind, NotYet) as error:
-            raise NotYet(f"Not yet: {probe.label} (a hidden test): {error}") from None
-        if digest(expect["salt"], text) != expect["hash"]:
-            raise NotYet(f"Not yet: {probe.label} (a hidden test) is not the expected "
-                         f"{probe.unit or 'answer'}.")
     _refuse(grade_id, calls, forbidden)
 
 
-def _refuse_written(label: str, history: list[str], forbidden: tuple[str, ...]) -> None:
-    """A variable answer: the cell that last set it (in IPython's input history, `In`)
-    must not use a forbidden function, as the grader's reading of that cell will see."""
+def forbidden_message(what: str, used: list[str], forbidden: tuple[str, ...],
+                      through: str = "") -> str:
+    """How the self-check and the grade say that an answer used a forbidden function."""
+    names = ", ".join(sorted({name.rsplit(".", 1)[-1] for name in used}))
+    return (f"Not yet: {what} {through or 'calls'} {names}; this exercise asks you to work it "
+            f"out without {', '.join(forbidden)}, and the grade gives no point for it.")
+
+
+def _refuse_written(label: str, names: dict, codes: dict) -> None:
+    """A variable answer: the cell that last set it (in IPython's input history, `In`) must
+    not name a forbidden function, nor use a package function that calls one (read with the
+    notebook's own names), as the grader's reading of that cell will see."""
+    forbidden = tuple(sorted({name.rsplit(".", 1)[-1] for name in codes.values()}))
     if not forbidden or not label.isidentifier():
         return
-    cell = next((source for source in reversed(history) if assigns(source, label)), "")
-    used = mentioned(cell, forbidden)
+    cell = next((source for source in reversed(names.get("In", [])) if assigns(source, label)), "")
+    used = mentioned(cell, forbidden) or forbidding.used_in(cell, names, codes)
     if used:
-        raise NotYet(f"Not yet: {label} is worked out with {', '.join(used)}; this question "
-                     f"asks you to work it out without it, and the grade gives no point for it.")
+        raise NotYet(forbidden_message(label, used, forbidden, through="is worked out with"))
 
 
 def _refuse(name: str, calls: list[str], forbidden: tuple[str, ...]) -> None:
-    used = _forbidden_used(calls, forbidden)
-    if used:
-        raise NotYet(f"Not yet: {name} calls {', '.join(used)}; this exercise asks you to work "
-                     f"it out without {', '.join(forbidden)}, and the grade gives no point for it.")
+    if calls:
+        raise NotYet(forbidden_message(name, calls, forbidden))

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 
-from kvlesson.grading import mistakes, selfcheck
+from kvlesson.grading import mistakes, probes, selfcheck
 
 TIMEOUT = 300  # seconds for one cell; the slowest cell of the course takes a few
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
@@ -52,9 +52,10 @@ def salt_for(*parts: object) -> str:
 
 
 def stamp_calls(source: str) -> list[ast.Call]:
-    """The `selfcheck.verify(...)` and `selfcheck.record(...)` calls of a test cell, in order."""
+    """The `selfcheck.verify(..., stamp=...)` calls of a test cell, in order: the only ones
+    that carry hashes (a hidden test's `record` carries none)."""
     calls = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
-             and isinstance(node.func, ast.Attribute) and node.func.attr in ("verify", "record")
+             and isinstance(node.func, ast.Attribute) and node.func.attr == "verify"
              and any(k.arg == "stamp" for k in node.keywords)]
     return sorted(calls, key=lambda node: (node.lineno, node.col_offset))
 
@@ -78,12 +79,12 @@ def with_stamps(source: str, stamps: list[str]) -> str:
 
 
 def make_stamp(entry: dict, wrong: list[dict], index: int, where: str) -> str:
-    """The stamp of one verify/record call: setting, and per probe salt, hash, hints."""
+    """The stamp of one verify call: setting, and per probe salt, hash, hints."""
     probes = []
     for number, probe in enumerate(entry["probes"]):
         salt = salt_for(where, index, number, probe["label"], json.dumps(entry["setting"]))
         hints, seen = [], {probe["normal"]}
-        for mistake in wrong if entry["role"] == "verify" else []:
+        for mistake in wrong:
             value = mistake["values"][index][number]
             if value is not None and value not in seen:
                 seen.add(value)
@@ -150,7 +151,8 @@ def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
     entries = [row for row in rows if row["role"] in ("verify", "record")]
     wrong = sorted((row for row in rows if row["role"] == "mistake"),
                    key=lambda row: list(mistakes.MISTAKES).index(row["mistake"]))
-    stamps = [make_stamp(entry, wrong, number, where) for number, entry in enumerate(entries)]
+    stamps = [make_stamp(entry, wrong, number, where) for number, entry in enumerate(entries)
+              if entry["role"] == "verify"]
     return entries, with_stamps(cell.source, stamps)
 
 
@@ -192,28 +194,45 @@ def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str) 
 
 
 def stamp_problems(nb: nbformat.NotebookNode, key: dict) -> list[str]:
-    """Where a key and the stamps of an instructor notebook disagree (a stale key)."""
+    """Where a key and an executed instructor notebook disagree (a stale key): the test
+    cells, their points, their forbidden functions, and the values each hidden test's
+    record line printed against the values the key expects."""
     problems = []
     tests = {nbgrader_meta(c)["grade_id"]: c for c in nb.cells if is_test_cell(c)}
     if set(tests) != set(key["exercises"]):
         problems.append(f"test cells {sorted(tests)} against key {sorted(key['exercises'])}")
     for grade_id, cell in tests.items():
         exercise = key["exercises"].get(grade_id)
-        record = [c for c in stamp_calls(cell.source) if c.func.attr == "record"]
-        if exercise is None or len(record) != 1:
+        if exercise is None:
             continue
-        given = {k.arg: ast.literal_eval(k.value) for k in record[0].keywords
-                 if k.arg in ("stamp", "forbidden")}
-        stamp = json.loads(given["stamp"] or "null") or {}
+        [record] = [c for c in _record_calls(cell.source)] or [None]
+        given = {k.arg: ast.literal_eval(k.value) for k in (record.keywords if record else [])
+                 if k.arg == "forbidden"}
         if list(given.get("forbidden", ())) != exercise["forbidden"]:
             problems.append(f"{grade_id}: forbidden {given.get('forbidden')} in the notebook, "
                             f"{exercise['forbidden']} in the key")
-        made = stamp.get("probes", [])
-        hashes = [selfcheck.digest(m["salt"], p["normal"]) == m["hash"]
-                  for m, p in zip(made, exercise["probes"])]
-        if len(made) != len(exercise["probes"]) or not all(hashes):
-            problems.append(f"{grade_id}: the key's expected values do not match the stamps")
+        printed = [line for output in cell.get("outputs", []) if output.get("name") == "stdout"
+                   for line in output.get("text", "").splitlines()
+                   if line.startswith(selfcheck.RECORD_PREFIX)]
+        values = json.loads(printed[0][len(selfcheck.RECORD_PREFIX):])["values"] \
+            if len(printed) == 1 else None
+        if values != [probe["expected"] for probe in exercise["probes"]] \
+                or [_normal(probe, value) for probe, value in zip(exercise["probes"], values)] \
+                != [probe["normal"] for probe in exercise["probes"]]:
+            problems.append(f"{grade_id}: the key's expected values are not what the hidden "
+                            "test printed")
         if exercise["points"] != nbgrader_meta(cell)["points"]:
             problems.append(f"{grade_id}: points {exercise['points']} in the key, "
                             f"{nbgrader_meta(cell)['points']} in the notebook")
     return problems
+
+
+def _normal(probe: dict, value: dict) -> str:
+    spec = probes.Probe(probe["label"], lambda: None, probe["kind"], probe["unit"],
+                        probe["places"], probe["scale"])
+    return probes.normal(spec, probes.decode(value))
+
+
+def _record_calls(source: str) -> list[ast.Call]:
+    return [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute) and node.func.attr == "record"]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import copy
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
@@ -25,10 +24,14 @@ from nbformat import NotebookNode
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.exchange.default.exchange import Exchange
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, List, Unicode
+from traitlets import Bool, Int, List, Unicode
 
-from kvlesson.grading.box.flags import LOST, STUCK, TAMPER, BoxFlag, grade_id_of, write_flags
+from kvlesson.grading import isolated
+from kvlesson.grading.box.flags import (FORBIDDEN, LOST, STUCK, TAMPER, BoxFlag, grade_id_of,
+                                        write_flags)
+from kvlesson.grading.box.limits import Limits
 from kvlesson.grading.box.walls import bwrap_path
+from kvlesson.grading.box.ledger import FORBIDDEN as FORBIDDEN_EVENT
 
 RESCUE_ERRORS = {LOST: "KernelDied", STUCK: "CellNotInterruptible"}
 
@@ -58,6 +61,17 @@ class BoxedExecute(Execute):
     """nbgrader's Execute, with each kernel in the box and a rescue for lost cells."""
     boxed = Bool(True, help="run each kernel in the bubblewrap box (needs `bwrap`); "
                  "switch off only where student code is trusted").tag(config=True)
+    hide = List(Unicode(), help="more folders to hide from the kernel (the course root and "
+                "the grading run's folder, when a grading worker runs autograde elsewhere)"
+                ).tag(config=True)
+    ledger = Unicode("", help="a JSON file of the exercises' forbidden functions and the "
+                     "hashes of the course's own cells, for the watch's ledger (the grading "
+                     "command writes one per submission); empty: no ledger").tag(config=True)
+    memory_bytes = Int(Limits.memory_bytes, help="address space each process of a graded "
+                       "kernel may take, bytes").tag(config=True)
+    processes = Int(Limits.processes, help="processes a graded kernel may run").tag(config=True)
+    disk_bytes = Int(Limits.disk_bytes, help="bytes each writable folder of the box may hold "
+                     "(the working copy, /tmp, home)").tag(config=True)
 
     def create_kernel_manager(self) -> AsyncKernelManager:
         if not self.boxed:
@@ -80,9 +94,17 @@ class BoxedExecute(Execute):
         course = Path(coursedir.root or ".").resolve()
         exchange = self.config.get("Exchange", {}).get("root", Exchange.root.default_value)
         work = Path(self.resources.get("metadata", {}).get("path") or ".").resolve()
-        return [sys.executable, "-m", "kvlesson.grading.box", "--course", str(course),
+        limits = Limits(self.memory_bytes, self.processes, self.disk_bytes)
+        ledger = []
+        if self.ledger:
+            copy = connections / "ledger.json"  # inside the box, where the watch can read it
+            shutil.copy(self.ledger, copy)
+            ledger = ["--ledger", str(copy)]
+        return [*isolated.python("kvlesson.grading.box"), "--course", str(course),
                 "--work", str(work), "--connections", str(connections),
-                "--events", str(self._events), "--hide", str(exchange)]
+                "--events", str(self._events), "--hide", str(exchange),
+                *[arg for path in self.hide for arg in ("--hide", path)], *ledger,
+                *limits.arguments()]
 
     def preprocess(self, nb: NotebookNode, resources=None, km=None):
         """Run every cell; after a lost or stuck cell, restart and go on."""
@@ -107,8 +129,10 @@ class BoxedExecute(Execute):
     def _run_from(self, start: int) -> int | None:
         """In a new kernel, run again the cells before `start` that did not lose their
         kernel, then the cells from `start` on; the index to go on from after a lost or
-        stuck cell, or None when the notebook is done."""
-        self.shutdown_kernel = "graceful"
+        stuck cell, or None when the notebook is done. The kernel is killed at the end, not
+        asked to stop: its state is thrown away, and every report reached the events file as
+        its cell ran."""
+        self.shutdown_kernel = "immediate"
         resume, index = None, start
         with self.setup_kernel():
             info = self.wait_for_reply(self.kc.kernel_info())
@@ -170,5 +194,10 @@ class BoxedExecute(Execute):
         cell = self.nb.cells[index]
         for line in complete:
             event, reason, detail = (line.rstrip("\n").split("\t", 2) + ["", ""])[:3]
+            if event == FORBIDDEN_EVENT:  # reason: the function, detail: where it ran from
+                self._flags.append(BoxFlag(index, grade_id_of(cell), FORBIDDEN,
+                                           f"cell {index} ran {reason.rsplit('.', 1)[-1]} "
+                                           f"(from {detail})", reason))
+                continue
             self._flags.append(BoxFlag(index, grade_id_of(cell), TAMPER,
                                        f"cell {index} {reason} ({event} {detail})".strip()))

@@ -13,9 +13,11 @@ import nbformat
 
 METADATA_KEY = "kvlesson_box"
 # The kinds of flag: a cell that killed its kernel, a cell that could not be interrupted
-# (both cost that cell only), and a refused or reported operation (costs the notebook).
+# (both cost that cell only), a refused or reported operation (costs the notebook), and a
+# forbidden function that ran from a student's code (costs the exercises that forbid it).
 LOST, STUCK, TAMPER = "killed its kernel", "could not be interrupted", "tampering"
-KINDS = (LOST, STUCK, TAMPER)
+FORBIDDEN = "ran a forbidden function"
+KINDS = (LOST, STUCK, TAMPER, FORBIDDEN)
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,7 @@ class BoxFlag:
     grade_id: str | None
     kind: str
     reason: str
+    function: str = ""  # for FORBIDDEN: the qualified name of the function that ran
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

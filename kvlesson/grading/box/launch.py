@@ -1,12 +1,14 @@
 """The launcher: what a boxed kernelspec runs, outside the box.
 
-    python -m kvlesson.box --course ROOT --work DIR --connections DIR --events FILE \\
-        [--hide PATH ...] -- -f CONNECTION_FILE [kernel arguments]
+    python -I -m kvlesson.grading.box --course ROOT --work DIR --connections DIR \\
+        --events FILE [--hide PATH ...] [--ledger FILE] [limits] -- -f CONNECTION_FILE ...
 
 It opens the report pipe, starts the kernel in bwrap with the watch (kvlesson.grading.box.watch)
 installed, and copies each report line into FILE, a file outside the box that the grader
 reads. If the pipe closes while the kernel still runs, a cell closed it: that is reported
-too. The launcher dies with the grader (so does the box), and its exit code is the kernel's.
+too. The box gets its limits (kvlesson.grading.box.limits) before it starts. The launcher
+runs in isolated mode, in the working copy, and dies with the grader (so does the box);
+its exit code is the kernel's.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ import ctypes
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
+from kvlesson.grading import isolated
+from kvlesson.grading.box.limits import Limits, ProcessCap, apply, threads_of
 from kvlesson.grading.box.walls import Walls, bwrap_command
 
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
@@ -32,21 +35,30 @@ def die_with_parent() -> None:
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
-def kernel_command(report_fd: int, walls: Walls, kernel_args: list[str]) -> list[str]:
-    """The command run inside the box: ipykernel behind the watch."""
+def kernel_command(report_fd: int, walls: Walls, kernel_args: list[str],
+                   ledger: Path | None = None) -> list[str]:
+    """The command run inside the box: ipykernel behind the watch, in isolated mode."""
     folders = [arg for kind, paths in (("--scratch", walls.scratch), ("--hidden", walls.hidden))
                for path in paths for arg in (kind, str(path))]
-    return [sys.executable, "-m", "kvlesson.grading.box.watch", "--fd", str(report_fd),
-            "--work", str(walls.work), *folders, *kernel_args]
+    return [*isolated.python("kvlesson.grading.box.watch"), "--fd", str(report_fd),
+            "--work", str(walls.work), *folders,
+            *(["--ledger", str(ledger)] if ledger else []), *kernel_args]
 
 
-def run(walls: Walls, events: Path, kernel_args: list[str]) -> int:
-    """Run the boxed kernel until it exits, copying its reports into `events`."""
+def run(walls: Walls, events: Path, kernel_args: list[str], limits: Limits,
+        ledger: Path | None = None) -> int:
+    """Run the boxed kernel, within `limits`, until it exits, copying its reports into
+    `events`."""
     read_end, write_end = os.pipe()
-    command = bwrap_command(walls, kernel_command(write_end, walls, kernel_args))
+    command = bwrap_command(walls, kernel_command(write_end, walls, kernel_args, ledger))
+    cap = ProcessCap(limits.processes, f"box-{os.getpid()}")
+    tasks = threads_of(os.geteuid())
     with events.open("ab", buffering=0) as log:
-        kernel = subprocess.Popen(command, pass_fds=(write_end,))
-        os.close(write_end)
+        try:
+            kernel = subprocess.Popen(command, pass_fds=(write_end,), cwd=walls.connections,
+                                      preexec_fn=lambda: apply(limits, cap, tasks))
+        finally:
+            os.close(write_end)
         with os.fdopen(read_end, "rb", buffering=0) as reports:
             for line in iter(reports.readline, b""):
                 log.write(line)
@@ -55,6 +67,8 @@ def run(walls: Walls, events: Path, kernel_args: list[str]) -> int:
         except subprocess.TimeoutExpired:
             log.write(CLOSED_CHANNEL.encode())
             return kernel.wait()
+        finally:
+            cap.close()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,10 +81,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--events", type=Path, required=True, help="where reports go")
     parser.add_argument("--hide", type=Path, action="append", default=[],
                         help="another folder to hide (the exchange)")
+    parser.add_argument("--ledger", type=Path, help="forbidden functions to watch for, and the "
+                        "course's own cells (JSON, in the connection folder)")
+    defaults = Limits()
+    parser.add_argument("--memory", type=int, default=defaults.memory_bytes,
+                        help="bytes of address space each process may take")
+    parser.add_argument("--processes", type=int, default=defaults.processes,
+                        help="processes the box may run")
+    parser.add_argument("--disk", type=int, default=defaults.disk_bytes,
+                        help="bytes each writable folder of the box may hold")
     parser.add_argument("kernel_args", nargs=argparse.REMAINDER,
                         help="after --: ipykernel's arguments")
     args = parser.parse_args(argv)
     kernel_args = args.kernel_args[1:] if args.kernel_args[:1] == ["--"] else args.kernel_args
     die_with_parent()
-    walls = Walls.for_submission(args.course, args.work, args.connections, tuple(args.hide))
-    return run(walls, args.events, kernel_args)
+    limits = Limits(args.memory, args.processes, args.disk)
+    walls = Walls.for_submission(args.course, args.work, args.connections, tuple(args.hide),
+                                 limits.disk_bytes)
+    return run(walls, args.events, kernel_args, limits, args.ledger)

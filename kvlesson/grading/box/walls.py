@@ -2,8 +2,11 @@
 
 The box is Debian's bubblewrap (`bwrap`). Inside it the whole system is read-only; the
 course root (gradebook.db, solutions/, keys/, the other students' folders), the exchange,
-the grader's home and /tmp are hidden behind empty file systems; only the submission's own
-working copy and the folder of its connection files are writable. The kernel has no
+the grader's working folders, the grader's home and /tmp are hidden behind empty file
+systems. The kernel may write only in its working copy, its own /tmp and home (each an
+empty in-memory file system of a fixed size, so a cell that fills one harms no disk), and
+the folder of its connection files; the submission's files sit in the working copy
+read-only. The kernel has no
 network (its own network namespace: it talks to the grader over Unix sockets in the
 connection folder), its own process namespace (nothing it starts outlives it), no
 capabilities (even as root it cannot unmount a wall) and a clean environment (no token of
@@ -64,18 +67,21 @@ class Walls:
 
     `hidden` folders become empty and read-only (a hidden file reads as empty), `scratch`
     folders become empty and writable, `shown` are bound back read-only where they lie in a
-    hidden or scratch folder, `work` and `connections` (the working copy and the connection
-    folder) are writable; the notebooks in the working copy stay read-only.
+    hidden or scratch folder; `work` (the working copy) becomes an empty writable folder
+    with the submission's files bound into it read-only, and `connections` (the kernel's
+    connection files) is bound writable. Each writable folder holds `disk_bytes` at most.
     """
     work: Path
     connections: Path
     hidden: tuple[Path, ...]
     scratch: tuple[Path, ...] = (Path("/tmp"), Path("/var/tmp"))
     shown: tuple[Path, ...] = field(default_factory=tuple)
+    disk_bytes: int = 256 * 2**20
 
     @classmethod
     def for_submission(cls, course: Path, work: Path, connections: Path,
-                       also_hidden: tuple[Path, ...] = ()) -> Walls:
+                       also_hidden: tuple[Path, ...] = (), disk_bytes: int = 256 * 2**20
+                       ) -> Walls:
         """The walls for grading the working copy `work` of a course rooted at `course`:
         the course root, the course repository, the exchange and any `also_hidden` folder
         disappear, the grader's home and /tmp are emptied; Python and kvlesson stay readable."""
@@ -86,21 +92,24 @@ class Walls:
         emptied = hidden + scratch
         shown = tuple(p for p in package_paths()
                       if any(inside(p, e) for e in emptied) and p not in emptied)
-        return cls(work.resolve(), connections.resolve(), hidden, scratch, shown)
+        return cls(work.resolve(), connections.resolve(), hidden, scratch, shown, disk_bytes)
 
     def arguments(self) -> list[str]:
         """bwrap's arguments for these walls, in the order bwrap needs (a folder emptied
         before what is shown again inside it)."""
+        size = ["--size", str(self.disk_bytes)]
         args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         for path in sorted(self.hidden + self.scratch, key=lambda p: len(p.parts)):
             args += (["--ro-bind", "/dev/null", str(path)] if path.is_file()
+                     else [*size, "--tmpfs", str(path)] if path in self.scratch
                      else ["--tmpfs", str(path)])
         for path in self.shown:
             args += ["--ro-bind", str(path), str(path)]
-        for path in (self.work, self.connections):
-            args += ["--bind", str(path), str(path)]
-        for notebook in sorted(self.work.glob("*.ipynb")):
-            args += ["--ro-bind", str(notebook), str(notebook)]
+        args += [*size, "--tmpfs", str(self.work)]
+        for entry in sorted(self.work.iterdir()):
+            if not entry.is_symlink() and (entry.is_dir() or entry.is_file()):
+                args += ["--ro-bind", str(entry), str(entry)]
+        args += ["--bind", str(self.connections), str(self.connections)]
         for path in self.hidden:
             if path.is_dir():
                 args += ["--remount-ro", str(path)]

@@ -1,6 +1,7 @@
 """The watch inside the box: an audit hook installed before any student code runs.
 
-    python -m kvlesson.grading.box.watch --fd N --work DIR [--scratch DIR] [--hidden DIR] -f FILE
+    python -I -m kvlesson.grading.box.watch --fd N --work DIR [--scratch DIR] [--hidden DIR] \\
+        [--ledger FILE] -f FILE
 
 imports what every notebook of the course imports (kvlesson, matplotlib's fonts, whose
 first load runs `fc-list` and writes a cache), installs a `sys.addaudithook` hook (Python
@@ -12,6 +13,9 @@ every file the cell writes into a hidden folder or outside its working copy and 
 scratch folders (its empty /tmp and home), as one line on file descriptor N, a pipe whose
 other end the launcher outside the box reads. The walls do not depend on it: it is
 evidence for the instructor, and a second lock on the doors the walls already close.
+
+With `--ledger`, the kernel also keeps the ledger of forbidden functions
+(kvlesson.grading.box.ledger); cell code may not set another trace or profile function.
 """
 
 from __future__ import annotations
@@ -20,6 +24,9 @@ import argparse
 import os
 import sys
 from pathlib import Path
+
+from kvlesson.grading import forbidden
+from kvlesson.grading.box import ledger
 
 # Audit events (https://docs.python.org/3/library/audit_events.html) refused to cell code.
 REFUSED = {
@@ -31,6 +38,7 @@ REFUSED = {
     "ctypes.dlsym": "loads C code (ctypes)", "ctypes.cdata": "reads raw memory (ctypes)",
     "socket.connect": "opens a network connection", "socket.bind": "opens a network socket",
     "socket.sendto": "opens a network connection", "sys.addaudithook": "adds an audit hook",
+    "sys.setprofile": "sets a profile function", "sys.settrace": "sets a trace function",
 }
 REPORTED = {"open": "writes a file outside its working copy"}
 WRITE_MODES = frozenset("wax+")
@@ -41,12 +49,6 @@ class Refused(PermissionError):
     """What cell code gets when the box refuses an operation."""
 
 
-def trusted_roots() -> tuple[str, ...]:
-    """Where the course's own code lives: Python's library, the installed packages, kvlesson."""
-    import kvlesson
-
-    roots = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.dirname(kvlesson.__file__)}
-    return tuple(os.path.realpath(root) + os.sep for root in roots)
 
 
 def prefixes(paths: list[Path]) -> tuple[str, ...]:
@@ -58,15 +60,18 @@ def install(fd: int, work: Path, scratch: list[Path], hidden: list[Path]) -> Non
     `work`, nor in a `scratch` folder unless it lies in a `hidden` one (the course root may
     lie under /tmp). Everything the hook calls is bound now, so a cell that rebinds os,
     sys or builtins later does not change what it does."""
-    roots, in_work = trusted_roots(), prefixes([work])
+    roots, in_work = forbidden.trusted_roots(), prefixes([work])
     in_hidden, in_scratch = prefixes(hidden), prefixes(scratch) + ("/dev/",)
     write, getframe, realpath = os.write, sys._getframe, os.path.realpath
     refused, reported, write_modes = dict(REFUSED), dict(REPORTED), WRITE_MODES
     write_flags, frozen = os.O_WRONLY | os.O_RDWR, "<frozen "
     is_a, text, number, raw, refuse = isinstance, str, int, bytes, Refused
 
-    def from_a_cell() -> bool:
-        frame = getframe(2)
+    def from_a_cell(depth: int = 2, whole_stack: bool = True) -> bool:
+        frame = getframe(depth)
+        if not whole_stack:  # who called the function that raised the event
+            name = frame.f_code.co_filename if frame is not None else ""
+            return bool(name) and not name.startswith(roots) and not name.startswith(frozen)
         while frame is not None:
             name = frame.f_code.co_filename
             if not name.startswith(roots) and not name.startswith(frozen):
@@ -83,7 +88,10 @@ def install(fd: int, work: Path, scratch: list[Path], hidden: list[Path]) -> Non
 
     def hook(event: str, args: tuple) -> None:
         if event in refused:
-            if from_a_cell():
+            # kvlesson's own probes set a profile function (chaining to the ledger's): for
+            # these two events only the code that called them counts
+            caller_only = event in ("sys.setprofile", "sys.settrace")
+            if from_a_cell(2, whole_stack=not caller_only):
                 detail = " ".join(text(a) for a in args if is_a(a, (text, number, raw)))
                 report(event, refused[event], detail)
                 raise refuse(f"kvlesson box: a notebook cell may not do this ({event})")
@@ -111,10 +119,14 @@ def main(argv: list[str] | None = None) -> None:
                         help="an emptied, writable folder of the box")
     parser.add_argument("--hidden", type=Path, action="append", default=[],
                         help="a hidden folder of the box")
+    parser.add_argument("--ledger", type=Path, help="forbidden functions to watch for (JSON)")
     args, kernel_args = parser.parse_known_args(argv)
     import matplotlib.font_manager  # noqa: F401 - its first load, before any cell
     from ipykernel import kernelapp
 
+    if args.ledger is not None:
+        ledger.install(args.fd, args.ledger)
+        kernel_args = [*kernel_args, f"--InteractiveShellApp.extensions=['{ledger.__name__}']"]
     install(args.fd, args.work, args.scratch, args.hidden)
 
     kernelapp.launch_new_instance(argv=kernel_args)
