@@ -1,8 +1,8 @@
 """Every graded assignment, end to end through the one grading command, in the box.
 
 A student who submits the instructor's answers to every assignment of the course is
-graded by `python -m kvlesson.grade ASSIGNMENT --course ROOT` (autograde with each kernel
-in the bubblewrap box, then marking against keys/ outside the kernel), as
+graded by `python -m kvlesson.grade ASSIGNMENT ... --course ROOT` (autograde with each
+kernel in the bubblewrap box, then marking against keys/ outside the kernel), as
 docs/instructors.md says. Each assignment must give that student every autograded point
 and raise no flag: a box that mistakes the course's own code for a cheat (a file it
 writes, a process it starts) would zero honest students, and only a real run shows it.
@@ -42,6 +42,7 @@ def graded(tmp_path_factory) -> Path:
     env = account_env(base / "instructor", "instructor")
     for assignment in GRADED:
         run_nbgrader(["generate_assignment", assignment, "--force"], root, env)
+    for assignment in GRADED:
         notebook = notebook_name(assignment)
         folder = root / "submitted" / STUDENT / assignment
         folder.mkdir(parents=True)
@@ -49,7 +50,7 @@ def graded(tmp_path_factory) -> Path:
         (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
         edit_notebook(folder / f"{notebook}.ipynb",
                       answers=instructor_solutions(assignment, notebook))
-        run_grade(root, assignment, env)
+    run_grade(root, GRADED, env)  # every assignment in one run, two at a time
     return root
 
 

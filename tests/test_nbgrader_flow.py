@@ -85,11 +85,13 @@ def run_nbgrader(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.
     return done
 
 
-def run_grade(course: Path, assignment: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+def run_grade(course: Path, assignment: str | list[str],
+              env: dict[str, str]) -> subprocess.CompletedProcess:
     """The one grading command of docs/instructors.md, `python -m kvlesson.grade ASSIGNMENT
-    --course ROOT` (autograde in the box, then marking); fail with its output unless it
-    exits 0. Its stdout is the summary, its stderr nbgrader's log."""
-    command = [sys.executable, "-m", "kvlesson.grade", assignment, "--course", str(course)]
+    --course ROOT` (each submission sealed, autograded in the box and marked); fail with its
+    output unless it exits 0. Its stdout is the summary, its stderr the progress."""
+    assignments = [assignment] if isinstance(assignment, str) else assignment
+    command = [sys.executable, "-m", "kvlesson.grade", *assignments, "--course", str(course)]
     done = subprocess.run(command, cwd=course.parent, env=env, capture_output=True, text=True,
                           timeout=NBGRADER_TIMEOUT * 3, check=False)
     if done.returncode != 0:

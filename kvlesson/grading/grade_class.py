@@ -1,6 +1,6 @@
 """Grade a whole class with one command: each submission sealed and graded on its own.
 
-    python -m kvlesson.grade ASSIGNMENT [--course ROOT] [--force] [--jobs N]
+    python -m kvlesson.grade ASSIGNMENT [ASSIGNMENT ...] [--course ROOT] [--force] [--jobs N]
 
 1. The course root is found as nbgrader finds it (`kvlesson.grading.course_config`), from
    whichever folder the command starts in. The submissions with no result yet (or
@@ -130,43 +130,44 @@ def check_ready(course: Course, assignment: str) -> dict:
     return key
 
 
-def grade(course: Course, assignment: str, force: bool, jobs: int, seconds: float,
+def grade(course: Course, assignments: list[str], force: bool, jobs: int, seconds: float,
           report=print) -> list[Result]:
-    """Grade every pending submission of `assignment`, `jobs` at a time, writing each result
-    as it comes; the results of this run."""
-    students = pending(course, assignment, force)
+    """Grade every pending submission of the `assignments`, `jobs` at a time, writing each
+    result as it comes; the results of this run."""
     run = Path(tempfile.mkdtemp(prefix="kvlesson-grade-"))
-    results = []
-    log = course.root / FLAGS_FOLDER / f"{assignment}.log"
-    log.parent.mkdir(exist_ok=True)
+    results: list[Result] = []
+    (course.root / FLAGS_FOLDER).mkdir(exist_ok=True)
     try:
         template = run / "template.db"
         snapshot(course.database(), template)
-        todo = [Job(str(course.root), assignment, student, str(run / student), str(template),
-                    [str(run)]) for student in students]
+        todo = [Job(str(course.root), assignment, student, str(run / assignment / student),
+                    str(template), [str(run)])
+                for assignment in assignments for student in pending(course, assignment, force)]
         with Workers(min(jobs, len(todo)) or 1, run, seconds) as workers:
             for result in workers.run(todo):
+                where = course.submitted / result.student / result.assignment
                 # a failure keeps the submission's time, so the next run leaves it be
-                result.timestamp = result.timestamp or read_timestamp(
-                    course.submitted / result.student / assignment)
-                store_files(course, assignment, result)
-                store_grades(course, assignment, result)
+                result.timestamp = result.timestamp or read_timestamp(where)
+                store_files(course, result.assignment, result)
+                store_grades(course, result.assignment, result)
+                log = course.root / FLAGS_FOLDER / f"{result.assignment}.log"
                 with log.open("a") as out:
                     out.write(f"===== {result.student}: nbgrader's log =====\n{result.log}\n")
-                shutil.rmtree(run / result.student, ignore_errors=True)
+                shutil.rmtree(run / result.assignment / result.student, ignore_errors=True)
                 results.append(result)
-                report(f"graded {result.student} ({len(results)}/{len(todo)})"
-                       + ("" if result.graded else f": {result.failure}"))
+                report(f"graded {result.student}, {result.assignment} ({len(results)}/"
+                       f"{len(todo)})" + ("" if result.graded else f": {result.failure}"))
     finally:
         shutil.rmtree(run, ignore_errors=True)
     return results
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Grade ASSIGNMENT for the whole class; the exit code the module docstring gives."""
+    """Grade each ASSIGNMENT for the whole class; the exit code the module docstring gives."""
     parser = argparse.ArgumentParser(prog="python -m kvlesson.grade", description=__doc__.split(
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("assignment", help="the assignment to grade, e.g. 01_floor_plan")
+    parser.add_argument("assignments", nargs="+", metavar="ASSIGNMENT",
+                        help="the assignments to grade, e.g. 01_floor_plan")
     parser.add_argument("--course", type=Path, help="the course root (default: the one the "
                         "nbgrader configuration names, else this folder)")
     parser.add_argument("--force", action="store_true",
@@ -181,16 +182,19 @@ def main(argv: list[str] | None = None) -> int:
             raise ValueError("--jobs must be 1 or more and --timeout above 0")
         root, config = course_config.course_root(Path.cwd(), args.course)
         course = Course(root, config)
-        check_ready(course, args.assignment)
+        for assignment in args.assignments:
+            check_ready(course, assignment)
     except (ValueError, RuntimeError) as error:
         print(f"kvlesson.grade: {error}", file=sys.stderr)
         return 2
-    now = grade(course, args.assignment, args.force, args.jobs, args.timeout,
+    now = grade(course, args.assignments, args.force, args.jobs, args.timeout,
                 report=lambda line: print(line, file=sys.stderr))
-    results = class_results(course, args.assignment)
-    print(summary(args.assignment, results, write_flags_file(root, args.assignment, results),
-                  len(now)))
-    failures = sorted({g.student for g in results if g.failure})
+    failures = []
+    for assignment in args.assignments:
+        results = class_results(course, assignment)
+        print(summary(assignment, results, write_flags_file(root, assignment, results),
+                      sum(r.assignment == assignment for r in now)))
+        failures += sorted({f"{g.student} ({assignment})" for g in results if g.failure})
     if failures:
         print(f"kvlesson.grade: {len(failures)} submissions could not be graded "
               f"({', '.join(failures)}): they score 0, and the reason is in their flags",

@@ -54,6 +54,7 @@ class Result:
     """What one job gives the writer: each notebook's marks, nbgrader's grades and comments,
     every flag (notebook, cell, reason), or a failure and its reason."""
 
+    assignment: str
     student: str
     timestamp: str | None
     graded: bool
@@ -131,7 +132,7 @@ def grade(job: Job) -> Result:
     try:
         return _grade(job)
     except Exception:  # the grader's own failure: this submission only
-        return Result(job.student, None, False,
+        return Result(job.assignment, job.student, None, False,
                       failure="not graded: the grader failed on this submission: "
                               + traceback.format_exc(limit=3).strip().splitlines()[-1])
 
@@ -154,22 +155,22 @@ def _grade(job: Job) -> Result:
     sealed = private / "submitted" / job.student / job.assignment
     if not any(sealed.glob("*.ipynb")):  # nothing to run: every notebook scores 0
         flags.append(("", "", "no notebook was submitted: every exercise scores 0"))
-        return Result(job.student, timestamp, True, flags=flags)
+        return Result(job.assignment, job.student, timestamp, True, flags=flags)
     forbidden = tuple(sorted({n for ex in key["exercises"].values() for n in ex["forbidden"]}))
     (private / "ledger.json").write_text(ledger_spec(root, job.assignment, forbidden))
     succeeded, log = _autograde(job, config, private)
     out = private / "autograded" / job.student / job.assignment
     notebooks = sorted(out.glob("*.ipynb")) if out.is_dir() else []
     if not succeeded:
-        return Result(job.student, timestamp, False, flags=flags, failure=in_words(log), log=log)
+        return Result(job.assignment, job.student, timestamp, False, flags=flags, failure=in_words(log), log=log)
     for path in notebooks:
         tests = {cell_roles.meta(c).get("grade_id") for c in nbformat.read(path, 4).cells}
         if not tests & set(key["exercises"]):
-            return Result(job.student, timestamp, False, flags=flags, failure=(
+            return Result(job.assignment, job.student, timestamp, False, flags=flags, failure=(
                 f"not graded: {path.name} has none of its graded cells (the nbgrader metadata "
                 "of its cells was removed, or the notebook was made anew). Fetch a fresh copy "
                 "of the assignment and paste your answers into it"))
-    result = Result(job.student, timestamp, True, flags=flags, autograded=str(out), log=log)
+    result = Result(job.assignment, job.student, timestamp, True, flags=flags, autograded=str(out), log=log)
     grades = _grades(private / "gradebook.db", job.assignment, job.student)
     for path in notebooks:
         name = path.stem

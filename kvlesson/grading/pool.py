@@ -61,7 +61,7 @@ class Workers:
         self.n, self.run_folder, self.seconds = n, run, seconds
         self.workers: list[Worker] = []
         self.started = 0
-        self.retried: set[str] = set()  # students whose job was given again after a worker died
+        self.retried: set[str] = set()  # jobs given again after their worker died
 
     def __enter__(self) -> "Workers":
         self.workers = [self._new() for _ in range(self.n)]
@@ -104,12 +104,12 @@ class Workers:
                     worker = self._replace(worker, selector)
                     if job is None:
                         continue
-                    if job.student not in self.retried:
-                        self.retried.add(job.student)
+                    if job.private not in self.retried:
+                        self.retried.add(job.private)
                         shutil.rmtree(job.private, ignore_errors=True)
                         worker.give(job, self.seconds)
                         continue
-                    result = Result(job.student, None, False, failure="not graded: the grading "
+                    result = Result(job.assignment, job.student, None, False, failure="not graded: the grading "
                                     "worker stopped twice on this submission")
                 else:
                     worker.buffer += chunk
@@ -137,7 +137,7 @@ class Workers:
     def _lost(self, worker: Worker, why: str) -> Result:
         job = worker.job
         worker.stop()
-        return Result(job.student, None, False, failure=f"not graded: {why}")
+        return Result(job.assignment, job.student, None, False, failure=f"not graded: {why}")
 
     def _replace(self, worker: Worker, selector) -> Worker:
         fresh = self._new()
