@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from nbgrader.api import Gradebook
 from test_nbgrader_flow import (account_env, edit_notebook, instructor_solutions, run_nbgrader,
                                 set_cell_timeout)
@@ -141,3 +142,34 @@ def _read(path: Path) -> bytes:
     except OSError:
         return b""
 
+
+
+@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own, see the guide
+def test_an_assignment_released_without_being_generated_is_recorded_and_graded(tmp_path):
+    """A fresh clone holds notebooks/, so an instructor can release an assignment that was
+    never generated, and nbgrader then cannot grade it. The grading command records it in
+    the gradebook from solutions/ (also over a record with no notebooks and an empty
+    submission, which nbgrader leaves after a failed autograde) and grades the class."""
+    root, env = make_course(tmp_path, ["ann"])
+    from nbgrader.api import Gradebook as Book
+    with Book(f"sqlite:///{root / 'gradebook.db'}", course_id="kvlesson") as gb:
+        gb.remove_assignment(ASSIGNMENT)  # as after a release straight from notebooks/...
+        gb.add_assignment(ASSIGNMENT)  # ...and a first, failed autograde
+        gb.add_student("ann")
+        gb.add_submission(ASSIGNMENT, "ann")
+    done = grade(root, env, "--course", str(root))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "was not recorded in the gradebook" in done.stderr, done.stderr
+    assert scores(root) == {"ann": FULL}
+
+
+def test_every_process_the_grader_starts_is_isolated_and_writes_no_bytecode(tmp_path):
+    """A grader process started in a submission's folder imports nothing from it (a
+    student's json.py is not the standard library's), and writes no bytecode: a boxed
+    kernel that imports a package with no fresh .pyc (a new clone) must not try."""
+    from kvlesson.grading import isolated
+    (tmp_path / "json.py").write_text("print('SHADOWED')\n")
+    done = subprocess.run(isolated.python("json.tool"), input='{"a": 1}', capture_output=True,
+                          text=True, cwd=tmp_path)
+    assert done.returncode == 0 and "SHADOWED" not in done.stdout, done.stdout + done.stderr
+    assert {"-I", "-B"} <= set(isolated.python("json.tool"))

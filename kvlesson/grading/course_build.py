@@ -2,6 +2,7 @@
 
     python -m kvlesson.course build                  # after editing solutions/
     python -m kvlesson.course build 02_ceiling       # only the assignments named
+    python -m kvlesson.course generate               # a new clone: every assignment in the gradebook
     python -m kvlesson.course for --gpu H100_80GB --out course-h100
 
 `build` runs every notebook in solutions/ in place (so its stored outputs are
@@ -203,6 +204,11 @@ def main(argv: list[str] | None = None) -> int:
     builder = commands.add_parser("build", help="execute solutions/ and regenerate notebooks/")
     builder.add_argument("names", nargs="*", metavar="ASSIGNMENT",
                          help="only these assignments (folders of solutions/); default: all")
+    generate = commands.add_parser("generate", help="record every assignment in the gradebook "
+                                   "and regenerate notebooks/ (nbgrader generate_assignment, "
+                                   "nothing executed): once, in a new clone, before any release")
+    generate.add_argument("names", nargs="*", metavar="ASSIGNMENT",
+                          help="only these assignments; default: all")
     other = commands.add_parser("for", help="write the course, executed, for other hardware")
     other.add_argument("--gpu", required=True, help="A100_80GB, A100_80GIB, A100_40GB or H100_80GB")
     other.add_argument("--model", default="LLAMA_31_8B", help="LLAMA_31_8B, LLAMA_33_70B or QWEN25_7B")
@@ -215,6 +221,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "build":
             build(names=args.names)
+        elif args.command == "generate":
+            unknown = sorted(set(args.names) - set(assignments()))
+            if unknown:
+                raise ValueError(f"no assignment {', '.join(unknown)} in solutions/")
+            release(ROOT, args.names or None)
+            print(f"recorded in {ROOT / 'gradebook.db'}: {', '.join(args.names or assignments())}")
         else:
             course_for(args.out, args.gpu, args.model, args.share, args.longest, args.cap)
     except (ValueError, RuntimeError) as error:

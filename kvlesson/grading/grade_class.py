@@ -29,12 +29,13 @@ import argparse
 import csv
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from kvlesson.grading import course_config
+from kvlesson.grading import course_config, isolated
 from kvlesson.grading.box.walls import bwrap_path
 from kvlesson.grading.grade_worker import Job, Result, snapshot
 from kvlesson.grading.gradebook_writer import (Course, marker_of, pending, read_timestamp,
@@ -112,22 +113,46 @@ def summary(assignment: str, results: list[Graded], flags_file: Path, now: int) 
     return "\n".join(lines)
 
 
-def check_ready(course: Course, assignment: str) -> dict:
-    """The key, after checking that the course can grade `assignment`; ValueError or
-    RuntimeError saying what to do."""
+def check_ready(course: Course, assignment: str, report=print) -> dict:
+    """The key, after checking that the course can grade `assignment` and putting the
+    assignment in the gradebook if it is not there; ValueError or RuntimeError saying what
+    to do."""
     bwrap_path()
     key = read_key(key_path(course.root, assignment))
-    if not course.database().is_file():
-        raise ValueError(f"no gradebook at {course.database()}: run nbgrader generate_assignment "
-                         f"{assignment} --force in {course.root} first")
-    from nbgrader.api import MissingEntry
-    with course.gradebook() as gb:
-        try:
-            gb.find_assignment(assignment)
-        except MissingEntry:
-            raise ValueError(f"the gradebook does not know {assignment}: run nbgrader "
-                             f"generate_assignment {assignment} --force in {course.root}") from None
+    repaired = record_in_gradebook(course, assignment)
+    if repaired:
+        report(f"kvlesson.grade: {repaired}")
     return key
+
+
+def record_in_gradebook(course: Course, assignment: str) -> str:
+    """Make sure the gradebook knows `assignment` and its notebooks, as generating it records
+    them: an assignment released straight from notebooks/ (nbgrader lets you, a fresh clone
+    holds the release) was never recorded, and nbgrader cannot grade it. The record is made
+    from solutions/ (`nbgrader generate_assignment --force`); an earlier record without its
+    notebooks, and the empty submissions nbgrader hung on it, are removed first. What was
+    done, in words ("" if nothing was needed)."""
+    from nbgrader.api import MissingEntry
+
+    if course.database().is_file():
+        with course.gradebook() as gb:
+            try:
+                recorded = gb.find_assignment(assignment)
+            except MissingEntry:
+                recorded = None
+            if recorded is not None and recorded.notebooks:
+                return ""
+            if recorded is not None:
+                gb.remove_assignment(assignment)
+    done = subprocess.run([*isolated.python("nbgrader"), "generate_assignment", assignment,
+                           "--force"], cwd=course.root, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"{assignment} is not in the gradebook, and nbgrader "
+                           f"generate_assignment {assignment} --force failed in "
+                           f"{course.root}:\n{done.stderr[-2000:]}")
+    return (f"{assignment} was not recorded in the gradebook (released without being "
+            f"generated): it is now, from solutions/ (nbgrader generate_assignment "
+            f"{assignment} --force)")
 
 
 def grade(course: Course, assignments: list[str], force: bool, jobs: int, seconds: float,
@@ -183,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         root, config = course_config.course_root(Path.cwd(), args.course)
         course = Course(root, config)
         for assignment in args.assignments:
-            check_ready(course, assignment)
+            check_ready(course, assignment, report=lambda line: print(line, file=sys.stderr))
     except (ValueError, RuntimeError) as error:
         print(f"kvlesson.grade: {error}", file=sys.stderr)
         return 2

@@ -4,7 +4,9 @@
 started in a submission's working copy would import a student's `argparse.py` or
 `kvlesson/` as the grader. Every Python process the grader starts runs in isolated mode
 (`-I`: no current folder, no PYTHONPATH, no user site-packages) and finds kvlesson where
-the grader found it.
+the grader found it. It writes no bytecode (`-B`; isolated mode ignores
+PYTHONDONTWRITEBYTECODE): in the box, a kernel that imported a package with no fresh
+`.pyc` (a new clone) would try to write one, outside its working copy.
 """
 
 from __future__ import annotations
@@ -24,4 +26,5 @@ BOOT = ("import runpy, sys; sys.path.insert(0, {home!r}); del sys.argv[1]; "
 def python(module: str) -> list[str]:
     """The command that runs `module` as `python -m module` would, in isolated mode; the
     module's own arguments follow it."""
-    return [sys.executable, "-I", "-c", BOOT.format(home=PACKAGE_HOME, module=module), module]
+    return [sys.executable, "-I", "-B", "-c", BOOT.format(home=PACKAGE_HOME, module=module),
+            module]
