@@ -29,19 +29,25 @@ import argparse
 import csv
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from kvlesson.grading import course_config, isolated
+from kvlesson.grading import course_config
 from kvlesson.grading.box.walls import bwrap_path
 from kvlesson.grading.grade_worker import Job, Result, snapshot
-from kvlesson.grading.gradebook_writer import (Course, marker_of, pending, read_timestamp,
-                                               store_files, store_grades)
+from kvlesson.grading.gradebook_writer import (
+    Course,
+    marker_of,
+    pending,
+    read_timestamp,
+    store_files,
+    store_grades,
+)
 from kvlesson.grading.marking import key_path, read_key
 from kvlesson.grading.pool import Workers
+from kvlesson.grading.recording import record_assignments
 
 FLAGS_FOLDER = "flags"  # in the course root: one CSV of flags per assignment
 SUBMISSION_SECONDS = 600  # the most one submission may take, kernel restarts included
@@ -119,40 +125,11 @@ def check_ready(course: Course, assignment: str, report=print) -> dict:
     to do."""
     bwrap_path()
     key = read_key(key_path(course.root, assignment))
-    repaired = record_in_gradebook(course, assignment)
-    if repaired:
-        report(f"kvlesson.grade: {repaired}")
+    if record_assignments(course, [assignment]):
+        report(f"kvlesson.grade: {assignment} was not recorded in the gradebook (released "
+               f"without being generated): it is now, from solutions/ (nbgrader "
+               f"generate_assignment {assignment} --force)")
     return key
-
-
-def record_in_gradebook(course: Course, assignment: str) -> str:
-    """Make sure the gradebook knows `assignment` and its notebooks, as generating it records
-    them: an assignment released straight from notebooks/ (nbgrader lets you, a fresh clone
-    holds the release) was never recorded, and nbgrader cannot grade it. The record is made
-    from solutions/ (`nbgrader generate_assignment --force`); an earlier record without its
-    notebooks, and the empty submissions nbgrader hung on it, are removed first. What was
-    done, in words ("" if nothing was needed)."""
-    from nbgrader.api import MissingEntry
-
-    if course.database().is_file():
-        with course.gradebook() as gb:
-            try:
-                recorded = gb.find_assignment(assignment)
-            except MissingEntry:
-                recorded = None
-            if recorded is not None and recorded.notebooks:
-                return ""
-            if recorded is not None:
-                gb.remove_assignment(assignment)
-    done = subprocess.run([*isolated.python("nbgrader"), "generate_assignment", assignment,
-                           "--force"], cwd=course.root, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{assignment} is not in the gradebook, and nbgrader "
-                           f"generate_assignment {assignment} --force failed in "
-                           f"{course.root}:\n{done.stderr[-2000:]}")
-    return (f"{assignment} was not recorded in the gradebook (released without being "
-            f"generated): it is now, from solutions/ (nbgrader generate_assignment "
-            f"{assignment} --force)")
 
 
 def grade(course: Course, assignments: list[str], force: bool, jobs: int, seconds: float,
