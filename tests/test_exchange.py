@@ -162,3 +162,17 @@ def test_no_submission_into_an_inbound_folder_whose_group_holds_students(tmp_pat
     assert "Not submitted: the course's inbound folder" in done.stdout + done.stderr
     assert "belongs to the group root, which you are in" in done.stdout + done.stderr
     assert list((course / "inbound").iterdir()) == []
+
+
+def test_where_every_account_is_one_user_the_owner_check_can_be_turned_off(tmp_path, course):
+    """On Zero to JupyterHub every pod runs as jovyan: with ExchangeCollect.check_owner off,
+    a folder is collected whoever owns it."""
+    inbound = tmp_path / "exchange" / "kvlesson" / "inbound"
+    inbound.mkdir(parents=True)
+    stamp = now_stamp()
+    hand_in(inbound, f"daemon+{ASSIGNMENT}+{stamp}+a1", "nobody", "daemon's work", stamp)
+    done = nbgrader(["collect", ASSIGNMENT, f"--Exchange.root={tmp_path / 'exchange'}",
+                     "--ExchangeCollect.check_owner=False"], course, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    work, notes, _ = collected(course, "daemon")
+    assert "daemon's work" in work and notes == []

@@ -59,7 +59,9 @@ def read_refusals(folder: Path) -> list[str]:
 
 
 class SafeCollect(ExchangeCollect):
-    """nbgrader's collect, with each submission checked and sealed instead of copied."""
+    """nbgrader's collect, with each submission checked and sealed instead of copied.
+    Where every account is the same Unix user (Zero to JupyterHub's pods) the owner says
+    nothing: `ExchangeCollect.check_owner = False` turns that check off, as for nbgrader."""
 
     def _path_to_record(self, path):
         """nbgrader's record of a submission folder, with what collect must know about who
@@ -74,7 +76,7 @@ class SafeCollect(ExchangeCollect):
                       "timestamp": datetime.datetime.min}
             problem = "its name holds no submission time"
         owner = owner_of(path)
-        if not problem and owner not in (record["username"], _me()):
+        if self.check_owner and not problem and owner not in (record["username"], _me()):
             problem = f"it is named after {record['username']} but was made by {owner}"
         return {**record, "problem": problem}
 
