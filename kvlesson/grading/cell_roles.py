@@ -72,12 +72,17 @@ def first_line(source: str) -> str:
     return line if len(line) <= 60 else line[:57] + "..."
 
 
+def answer_cell(nb: nbformat.NotebookNode, test: int) -> int | None:
+    """The answer cell a test at `test` checks: the nearest one at or above it."""
+    return next((i for i in range(test, -1, -1) if meta(nb.cells[i]).get("solution")), None)
+
+
 def answer_cells(nb: nbformat.NotebookNode, test: int, theirs: dict[int, object]) -> set[int]:
     """The cells that work out the answer a test at `test` checks: the answer cell above it,
     and, following the names it reads, every cell of the student's above it that last bound
     one of them (and so on). An answer may use what another exercise's answer defines; it
     may not use, through another cell, a function its own exercise forbids."""
-    answer = next((i for i in range(test, -1, -1) if meta(nb.cells[i]).get("solution")), None)
+    answer = answer_cell(nb, test)
     if answer is None:
         return set()
     found, todo = {answer}, [answer]
