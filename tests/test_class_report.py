@@ -27,6 +27,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from html import unescape
@@ -37,8 +38,8 @@ import nbformat
 import pytest
 from PIL import Image
 from test_browser import browser  # noqa: F401 - the fixture: Debian's Chromium, headless
-from test_nbgrader_flow import (account_env, edit_notebook, instructor_solutions, run_grade,
-                                run_nbgrader, set_cell_timeout)
+from test_nbgrader_flow import (account_env, edit_notebook, instructor_solutions, run_nbgrader,
+                                set_cell_timeout)
 
 from kvlesson.grading import (class_report, course_build, diagnosis, grade_class, mistakes,
                               stamping)
@@ -93,6 +94,7 @@ GLOBAL_LOWEST = SOLVED["02_ceiling"]["ex2_2_answer"].replace("blocks_for(longest
 assert GLOBAL_LOWEST != SOLVED["02_ceiling"]["ex2_2_answer"]
 
 RELEASED = None  # an answer cell left as released: its exercises are skipped
+NOT_JSON = {"file": "not a notebook"}  # what a student hands in instead of the notebook
 NONE = "none"  # a wrong answer no known mistake gives
 SKIPPED = (diagnosis.SKIPPED, "")
 
@@ -110,7 +112,7 @@ class Student:
     def outcome(self, exercise: str) -> tuple[str, str, str]:
         """(outcome, mistake, words) the report must count this answer as."""
         what, words = self.wrong.get(exercise, ("", ""))
-        if what in ("", diagnosis.SKIPPED, diagnosis.ZEROED):
+        if what in ("", diagnosis.SKIPPED, diagnosis.ZEROED, diagnosis.NOT_GRADED):
             return what or diagnosis.PASSED, "", ""
         return diagnosis.FAILED, "" if what == NONE else what, words
 
@@ -137,12 +139,14 @@ CLASS = [
             {"ex1_1_tests": ("global", GLOBAL_SHARE), "q1_unused_tests": ("gib", GIB),
              "ex2_1_tests": ("ceil", CEIL), "ex2_2_tests": ("global", GLOBAL_LONGEST)}),
     Student("fay", {"01_floor_plan": {"ex1_1_answer": PACKAGED_POOL, "ex1_2_answer": RELEASED,
-                                      "q1_answer": RELEASED},
+                                      "q1_answer": ""},  # emptied: skipped too
                     "02_ceiling": {**RELEASE_02, "ex2_1_answer": FLOOR_BLOCKS}},
             {"ex1_1_tests": (diagnosis.ZEROED, ""), "ex1_2_tests": SKIPPED,
              "q1_pool_tests": SKIPPED, "q1_unused_tests": SKIPPED, "ex2_1_tests": ("ceil", CEIL),
              "ex2_2_tests": SKIPPED, "q3_pool_tests": SKIPPED, "q3_blocks_tests": SKIPPED,
              "q3_starts_tests": SKIPPED}),
+    Student("hal", {"01_floor_plan": NOT_JSON},
+            dict.fromkeys(EXERCISES["01_floor_plan"], (diagnosis.NOT_GRADED, ""))),
 ]
 IDS = [s.id for s in CLASS]
 
@@ -166,7 +170,7 @@ def expected_exercise_rows(assignment: str) -> dict[tuple[str, str], int]:
         for outcome, mistake, _ in outcomes:
             if mistake:
                 rows[exercise, mistake] = rows.get((exercise, mistake), 0) + 1
-            elif outcome == diagnosis.ZEROED:
+            elif outcome in (diagnosis.ZEROED, diagnosis.NOT_GRADED):
                 rows[exercise, outcome] = rows.get((exercise, outcome), 0) + 1
     return rows
 
@@ -208,6 +212,9 @@ def submit(root: Path, student: Student, assignment: str) -> None:
     folder.mkdir(parents=True)
     (folder / notebook).write_bytes((root / "notebooks" / assignment / notebook).read_bytes())
     (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
+    if student.answers[assignment] is NOT_JSON:
+        (folder / notebook).write_text(NOT_JSON["file"])
+        return
     answers = {**SOLVED[assignment], **student.answers[assignment]}
     edit_notebook(folder / notebook, answers={cell: source for cell, source in answers.items()
                                               if source is not RELEASED})
@@ -236,11 +243,17 @@ def graded(tmp_path_factory) -> Graded:
         run_nbgrader(["generate_assignment", assignment, "--force"], root, env)
         for student in handed_in(assignment):
             submit(root, student, assignment)
-    graded = Graded(root, env, run_grade(root, ASSIGNMENTS, env))
-    for name, args in (("course", ["--report"]), ("course names", ["--report", "--names"]),
-                       ("01 names", ["01_floor_plan", "--names"])):
+    done = subprocess.run([sys.executable, "-m", "kvlesson.grade", *ASSIGNMENTS, "--course",
+                           str(root)], cwd=base, env=env, capture_output=True, text=True,
+                          timeout=900)
+    # exit 1: one submission could not be graded (hal's), and it is named
+    assert done.returncode == 1 and "hal (01_floor_plan)" in done.stderr, done.stderr
+    graded = Graded(root, env, done)
+    for name, args, code in (("course", ["--report"], 0),
+                             ("course names", ["--report", "--names"], 0),
+                             ("01 names", ["01_floor_plan", "--names"], 1)):  # hal, again
         graded.runs[name] = command(*args, course=root)
-        assert graded.runs[name][0] == 0, graded.runs[name]
+        assert graded.runs[name][0] == code, graded.runs[name]
     run_nbgrader(["generate_feedback", "01_floor_plan", "--force"], root, env)
     return graded
 
@@ -442,7 +455,8 @@ def test_with_names_each_group_lists_its_students(graded):
     assert who["q1_pool_tests", "gib"] == "ben cy"
     assert who["ex1_1_tests", diagnosis.ZEROED] == "fay"
     flags = [r for r in rows if r["section"] == "flag"]
-    assert flags and {r["students"] for r in flags} == {"fay"}
+    # fay's forbidden function, hal's notebook that is not a notebook
+    assert {r["students"] for r in flags} == {"fay", "hal"}
     tables = Tables(graded.html("01_floor_plan.names.html"))
     gib = next(r for r in tables.named("q1_pool_tests: the") if r[0].endswith("(gib)"))
     assert gib[-1] == "ben, cy"
@@ -506,7 +520,8 @@ def comments(course: Path, student: str) -> str:
     return " ".join(unescape(re.sub(r"<[^>]+>", "", block)) for block in blocks)
 
 
-@pytest.mark.parametrize("student", [s.id for s in handed_in("01_floor_plan")])
+@pytest.mark.parametrize("student", [s.id for s in handed_in("01_floor_plan")
+                                     if s.answers["01_floor_plan"] is not NOT_JSON])
 def test_the_feedback_names_the_known_mistake_of_each_failed_exercise(graded, student):
     """Under each failed exercise, the feedback says the known mistake the answer matched,
     in the self-check's words, or that it matched none; nothing for a passed or skipped

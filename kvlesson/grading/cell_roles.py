@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import nbformat
 
 from kvlesson.grading import cell_scan
-from kvlesson.grading.released_cells import released
+from kvlesson.grading.released_cells import released, released_answer
 
 
 def meta(cell) -> dict:
@@ -28,7 +28,8 @@ def meta(cell) -> dict:
 @dataclass(frozen=True)
 class CourseCells:
     """The course's own code cells of a notebook, from the instructor's version: their ids
-    in order, their sources, the answer cells' ids, and the names and modules they import."""
+    in order, their sources, the answer cells' ids, and the names and modules they import;
+    each own cell as the release gave it, and each answer cell as the release gave it."""
 
     order: list[str]
     source: dict[str, str]
@@ -36,6 +37,7 @@ class CourseCells:
     names: dict[str, object] = field(default_factory=dict)
     modules: set[str] = field(default_factory=set)
     released: dict[str, str] = field(default_factory=dict)
+    stubs: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, instructor: nbformat.NotebookNode) -> "CourseCells":
@@ -47,7 +49,9 @@ class CourseCells:
             names.update(cell_scan.names_of(cell.source))
             modules.update(m for node in imports(cell.source) for m in node)
         return cls([c.get("id") for c in code], {c.get("id"): c.source for c in own}, answers,
-                   names, modules, {c.get("id"): released(c.source) for c in own})
+                   names, modules, {c.get("id"): released(c.source) for c in own},
+                   {c.get("id"): released_answer(c.source) for c in code
+                    if c.get("id") in answers})
 
     def is_own(self, cell, ids_seen: dict[str, int]) -> bool:
         """A cell of the submission is the course's own: its id is the course's, it appears

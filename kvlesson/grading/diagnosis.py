@@ -6,24 +6,26 @@ notes what each gives on the hidden test's own inputs (`kvlesson.grading.selfche
 hint. The marker holds a student's wrong answer against them: the same answer on every
 input is that mistake, in the self-check's words; any other is a wrong answer no known
 mistake explains. Each exercise of a submission then has an outcome: passed, failed
-(with its mistake, if one matched), skipped (the release's placeholder still in the
-answer cell), zeroed (the values were right, a flag cost the points) or not graded.
+(with its mistake, if one matched), skipped (no code of the student's in the answer
+cell: as released, or emptied), zeroed (the values were right, a flag cost the points)
+or not graded.
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
-from kvlesson.grading import probes
+from kvlesson.grading import cell_scan, probes
 from kvlesson.grading.mistakes import MISTAKES
 
 PASSED, FAILED, SKIPPED, ZEROED, NOT_GRADED = "passed", "failed", "skipped", "zeroed", \
     "not graded"
 WHOLE_NUMBERS = ("count", "count_or_none")  # the probe kinds that ask for an int
 FLOAT_MISTAKES = ("float", "true_div")  # the mistakes whose hints say the answer is a float
-# nbgrader's code stub, which replaces a solution in the release (nbgrader_config.py,
-# ClearSolutions.code_stub): still there, the student never wrote this answer
-PLACEHOLDER = "raise NotImplementedError()"
+# what nbgrader's code stub raises in place of a solution (nbgrader_config.py,
+# ClearSolutions.code_stub)
+PLACEHOLDER_ERROR = "NotImplementedError"
 
 
 @dataclass(frozen=True)
@@ -85,9 +87,33 @@ def diagnose(exercise: dict, answers: list[str]) -> Diagnosis:
     return Diagnosis()
 
 
-def unanswered(source: str) -> bool:
-    """Whether an answer cell still holds the release's placeholder line."""
-    return any(line.strip() == PLACEHOLDER for line in source.splitlines())
+def unanswered(source: str, release: str = "") -> bool:
+    """Whether an answer cell holds none of the student's code: as the `release` gave it,
+    with or without its placeholder line (and docstrings, comments), or empty."""
+    mine = _bare(source)
+    return mine is not None and mine in (_bare(""), _bare(release))
+
+
+def _bare(source: str) -> str | None:
+    """A cell's code without the release's placeholder and docstrings, to compare; None
+    if it is not Python."""
+    try:
+        tree = ast.parse(cell_scan.python_of(source))
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(getattr(node, "body", None), list):
+            node.body = [s for s in node.body if not _placeholder(s) and not _docstring(s)]
+    return ast.dump(tree)
+
+
+def _placeholder(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Raise) and PLACEHOLDER_ERROR in ast.unparse(statement)
+
+
+def _docstring(statement: ast.stmt) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) \
+        and isinstance(statement.value.value, str)
 
 
 def outcome(points: float, score: float, values_right: bool, skipped: bool) -> str:

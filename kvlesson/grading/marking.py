@@ -208,15 +208,17 @@ def mark_notebook(nb: nbformat.NotebookNode, key: dict, instructor: nbformat.Not
         marks.append(replace(mark, score=score, flags=tuple(flags)))
     if tampered:
         marks = [replace(m, score=0.0) for m in marks]
-    return NotebookMark([_with_outcome(m, nb, tests.get(m.grade_id)) for m in marks],
+    return NotebookMark([_with_outcome(m, nb, tests.get(m.grade_id), course) for m in marks],
                         tuple(notebook_flags), tampered)
 
 
-def _with_outcome(mark: Mark, nb: nbformat.NotebookNode, test: int | None) -> Mark:
-    """A final mark with its outcome: passed, skipped (the answer cell above its test as
-    released), zeroed (right values, a flag cost the points) or failed."""
+def _with_outcome(mark: Mark, nb: nbformat.NotebookNode, test: int | None,
+                  course: cell_roles.CourseCells) -> Mark:
+    """A final mark with its outcome: passed, skipped (no code of the student's in the
+    answer cell above its test), zeroed (right values, a flag cost the points) or failed."""
     answer = cell_roles.answer_cell(nb, test) if test is not None else None
-    skipped = answer is not None and diagnosis.unanswered(nb.cells[answer].source)
+    skipped = answer is not None and diagnosis.unanswered(
+        nb.cells[answer].source, course.stubs.get(nb.cells[answer].get("id"), ""))
     right = mark.outcome == diagnosis.PASSED  # mark_cell's verdict on the values alone
     return replace(mark, outcome=diagnosis.outcome(mark.points, mark.score, right, skipped))
 
