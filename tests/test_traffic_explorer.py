@@ -8,7 +8,7 @@ import pytest
 
 import kvlesson as kv
 from kvlesson.lesson import traffic_charts
-from kvlesson.lesson.traffic_explorer import (DAY, ITL_RANGE, TTFT_RANGE, TrafficExplorer,
+from kvlesson.lesson.traffic_explorer import (DAY, TPOT_RANGE, TTFT_RANGE, TrafficExplorer,
                                               traffic_view)
 
 CHATS = kv.lesson_chats(n=60)
@@ -36,7 +36,7 @@ def test_sliders_redraw_and_the_axes_stay():
     explorer.budget.value = 0  # no budget
     assert "no budget" in explorer.caption.value and "5 chats a second" in explorer.caption.value
     assert explorer.image.value != first
-    assert [ax.get_ylim() for ax in explorer.chart.axes] == limits == [TTFT_RANGE, ITL_RANGE]
+    assert [ax.get_ylim() for ax in explorer.chart.axes] == limits == [TTFT_RANGE, TPOT_RANGE]
     assert explorer.chart.axes[0].get_xlim() == (0, len(CHATS))
     assert len(kv.lesson_chats(n=DAY)) == 300
 

@@ -8,8 +8,9 @@ after which nothing can change for a while starts a calm stretch when
 * no chat was paused or finished in it (nothing freed blocks or a slot),
 * every running chat wrote a token in it (nobody is part way through a prompt),
 * the queue cannot move: it is empty, the cap or the budget is full, or the
-  front chat needs more blocks than are free (blocks only get fewer in a
-  stretch; with prefix caching its hits could change, so it walks instead).
+  front chat needs more blocks than are free (for its whole context, or for
+  its first slice under the older rule: blocks only get fewer in a stretch;
+  with prefix caching its hits could change, so it walks instead).
 
 The stretch ends before the next finish, before the step whose growth the
 pool cannot cover, and before the first step that starts at or after the
@@ -49,7 +50,10 @@ class SkippingServer(Server):
             return False
         context = self.context(self.waiting[0])
         part = context if left is None else min(context, left)
-        return self.need(part + (part == context)) > self.pool.free
+        need = self.need(part + (part == context))
+        if setup.whole_prompt:
+            need = max(need, self.need(context))
+        return need > self.pool.free
 
     def calm_steps(self) -> int:
         """How many steps from here are calm (0 if the next one may not be)."""
@@ -92,7 +96,8 @@ class SkippingServer(Server):
 
         The step times are added one by one, as the reference adds them (a few float
         operations a step, no Python objects), so the clock is the reference's to the
-        last bit and an arrival that falls on a step's start is seen alike.
+        last bit and an arrival that falls on a step's start is seen alike; so is every
+        chat's gap between tokens, the difference of two clocks.
         """
         n = len(self.running)
         cache = sum(self.context(i) for i in self.running)
@@ -102,11 +107,14 @@ class SkippingServer(Server):
         weights, per_token, bandwidth = model.weights_bytes, model.bytes_per_token, gpu.bandwidth
         arrival = self.door.next_time if self.door else float("inf")
         clock, busy, longest = self.tally.clock, self.tally.busy, self.tally.longest_step
+        gaps = self.tally.gaps
         ran = 0
         while ran < k and clock < arrival:
             memory = (weights + per_token * (cache + n * ran)) / bandwidth
             seconds = compute if compute >= memory else memory
-            clock += seconds
+            before, clock = clock, clock + seconds
+            gap = clock - before  # each chat's gap since its token of the step before
+            gaps[gap] = gaps.get(gap, 0) + n
             busy += seconds * n
             longest = seconds if seconds > longest else longest
             ran += 1
