@@ -16,3 +16,9 @@ def gib(nbytes: float, places: int = 2) -> str:
 def kib(nbytes: float, places: int = 0) -> str:
     """Bytes as KiB: kib(131_072) == '128 KiB'."""
     return f"{nbytes / KIB:,.{places}f} KiB"
+
+
+def format_gib(nbytes: float) -> str:
+    """GiB as vLLM writes them since 0.15 (vllm/utils/mem_utils.py, format_gib): rounded to
+    two places, no trailing zeros kept: format_gib(20 * 2**30) == '20.0'."""
+    return f"{round(nbytes / GIB, 2)}"
