@@ -39,10 +39,12 @@ c.Execute.interrupt_on_timeout = True
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
-# The exchange copies plain files only: collect seals each submission (a link planted in the
-# exchange to your notebook, keys/ or the gradebook is left out and flagged), and feedback is
-# never released through a link (kvlesson/grading/safe_exchange.py).
+# The exchange, safe between accounts (kvlesson/grading/safe_exchange.py): collect seals each
+# submission (a link planted in the exchange to your notebook, keys/ or the gradebook is left
+# out and flagged) and skips work handed in under a classmate's name; submit leaves a
+# submission to its student and the instructors; feedback is never released through a link.
 c.ExchangeFactory.collect = "kvlesson.grading.safe_exchange.SafeCollect"
+c.ExchangeFactory.submit = "kvlesson.grading.safe_exchange.SafeSubmit"
 c.ExchangeFactory.release_feedback = "kvlesson.grading.safe_exchange.SafeReleaseFeedback"
 # Feedback pages keep only inert HTML (the grading command also cleans every graded
 # notebook before the formgrader shows it).

@@ -1,9 +1,15 @@
 """JupyterHub for the course on one machine: real Unix accounts, one server per account.
 
 Installed by `sudo bash hub/setup.sh` (JupyterHub, its proxy and the course in
-/opt/kvlesson-hub, a folder every account can read), started as root:
+/opt/kvlesson-hub, a folder every account can read; this file in /opt/kvlesson-hub/etc),
+started as root from any folder:
 
-    sudo /opt/kvlesson-hub/venv/bin/jupyterhub -f hub/jupyterhub_config.py
+    sudo /opt/kvlesson-hub/venv/bin/jupyterhub -f /opt/kvlesson-hub/etc/jupyterhub_config.py
+
+and stopped with `sudo kill $(sudo cat /srv/jupyterhub/jupyterhub.pid)`. The hub keeps its
+state (the database of users, tokens and servers, the cookie secret, the process ids) in
+/srv/jupyterhub, a folder only root may enter, and listens on the loopback address only:
+students reach it through a TLS proxy in front of it (docs/jupyterhub.md).
 
 Who is who comes from two Unix groups: the members of `kvlesson-instructors` get nbgrader's
 instructor tools (formgrader, Create Assignment) and grade the clone of the course in their
@@ -16,6 +22,7 @@ account's files apart. docs/jupyterhub.md says how to set it up; tests/test_hub.
 import grp
 import os
 import pwd
+import stat
 import sys
 
 c = get_config()  # noqa: F821 - provided by JupyterHub
@@ -23,10 +30,33 @@ c = get_config()  # noqa: F821 - provided by JupyterHub
 PREFIX = "/opt/kvlesson-hub"  # where hub/setup.sh installs; change both together
 INSTRUCTORS = "kvlesson-instructors"  # Unix group of the instructors
 STUDENTS = "kvlesson-students"  # Unix group of the students
+STATE = "/srv/jupyterhub"  # the hub's own files: root only (hub/setup.sh makes it, mode 700)
 
-# Listen on every address of this machine, port 8000 (JupyterHub's default); put TLS in
-# front of it (a reverse proxy, or c.JupyterHub.ssl_cert and ssl_key) before students log in.
-c.JupyterHub.bind_url = "http://:8000"
+# The loopback address only: nothing reaches the hub, and no password crosses the network
+# in the clear, except through the TLS proxy in front of it (docs/jupyterhub.md). Its other
+# ports (the hub's API, 8081, and the proxy's, 8001) are on loopback by JupyterHub's default.
+c.JupyterHub.bind_url = "http://127.0.0.1:8000"
+
+
+def private_state(folder: str) -> None:
+    """Refuse to start unless `folder` is root's and closed to every other account (the
+    database holds the user list, cookie ids and hashed tokens); make the database file
+    private before SQLite creates it with the umask's 644."""
+    info = os.stat(folder)
+    if info.st_uid != 0 or stat.S_IMODE(info.st_mode) & 0o077:
+        raise SystemExit(f"{folder} must be root's and closed to other accounts "
+                         f"(it is mode {stat.S_IMODE(info.st_mode):o}, owner id {info.st_uid}): "
+                         f"sudo chown root: {folder} && sudo chmod 700 {folder}")
+    database = os.path.join(folder, "jupyterhub.sqlite")
+    os.close(os.open(database, os.O_CREAT | os.O_WRONLY, 0o600))
+    os.chmod(database, 0o600)
+
+
+private_state(STATE)
+c.JupyterHub.db_url = f"sqlite:///{STATE}/jupyterhub.sqlite"
+c.JupyterHub.cookie_secret_file = f"{STATE}/jupyterhub_cookie_secret"
+c.JupyterHub.pid_file = f"{STATE}/jupyterhub.pid"
+c.ConfigurableHTTPProxy.pid_file = f"{STATE}/jupyterhub-proxy.pid"
 
 c.JupyterHub.authenticator_class = "pam"
 c.PAMAuthenticator.allowed_groups = {INSTRUCTORS, STUDENTS}

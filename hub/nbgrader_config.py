@@ -14,3 +14,5 @@ c.CourseDirectory.course_id = "kvlesson"  # the course id of the repository's nb
 # The exchange: one folder on this machine that every account can write (hub/setup.sh
 # does not make it: see docs/jupyterhub.md). KVLESSON_EXCHANGE moves it, for the tests.
 c.Exchange.root = os.environ.get("KVLESSON_EXCHANGE", "/srv/nbgrader/exchange")
+# Each submission folder closed to other students (nbgrader's own leaves it writable by all).
+c.ExchangeFactory.submit = "kvlesson.grading.safe_exchange.SafeSubmit"

@@ -11,8 +11,11 @@
 #                      binder/requirements.txt (kvlesson installed as a package,
 #                      not editable, so solutions/ stays out of it)
 #   PREFIX/proxy       configurable-http-proxy, JupyterHub's proxy, from npm
-#   PREFIX/etc/...     the Jupyter configuration the hub hands each account,
-#                      copied from hub/ (see hub/jupyterhub_config.py)
+#   PREFIX/etc/...     the hub's configuration (jupyterhub_config.py) and the Jupyter
+#                      configuration it hands each account, copied from hub/
+#
+# and /srv/jupyterhub, the hub's own state (its database, cookie secret and process ids),
+# a folder only root may enter.
 #
 # Re-running it is quick: packages are reinstalled only when a version or the
 # package's source changed; the configuration is copied every time.
@@ -73,5 +76,7 @@ cp hub/server_config.py "$PREFIX/etc/everyone/jupyter_server_config.py"
 cp hub/instructor_nbgrader_config.py "$PREFIX/etc/instructor/nbgrader_config.py"
 cp hub/instructor_server_config.py "$PREFIX/etc/instructor/jupyter_server_config.py"
 JUPYTER_CONFIG_DIR="$PREFIX/etc/student" "$VENV/bin/python" hub/student_config.py
+cp hub/jupyterhub_config.py "$PREFIX/etc/jupyterhub_config.py"
 chmod -R a+rX,go-w "$PREFIX"
+install -d -o root -g root -m 700 /srv/jupyterhub  # also closes one that exists
 echo "JupyterHub for kvlesson installed in $PREFIX"

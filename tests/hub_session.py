@@ -1,9 +1,10 @@
-"""A class on a real JupyterHub, for tests/test_hub.py: Unix accounts, the hub, each account's own
-token, requests to its own server and commands in its own terminal.
+"""A class on a real JupyterHub, for tests/test_hub.py: the guide's commands, the accounts they
+make, the hub they start, each account's own token, requests to its own server, commands in
+its own terminal, and what an account may do with a file or folder.
 
-Everything the session makes it also removes: `Class.remove` deletes the accounts (with their
-homes) and the groups it created, `Hub.stop` stops the servers, the hub and the proxy, and ends
-by process id whatever still runs under one of the class's accounts.
+Everything a run makes it also removes: `Class.remove` deletes the accounts (with their homes)
+and the groups that were not there before, `Hub.stop` stops the servers, the hub and the
+proxy, and ends by process id whatever still runs under one of the class's accounts.
 """
 
 from __future__ import annotations
@@ -26,18 +27,39 @@ from pathlib import Path
 import websocket  # websocket-client, a dependency of jupyter_server
 
 PREFIX = Path("/opt/kvlesson-hub")  # hub/setup.sh and hub/jupyterhub_config.py
+STATE = Path("/srv/jupyterhub")  # the hub's own files (hub/jupyterhub_config.py)
 INSTRUCTORS = "kvlesson-instructors"  # the groups of hub/jupyterhub_config.py
 STUDENTS = "kvlesson-students"
-MARK = "kvlesson hub test"  # the comment (GECOS) field of every account the test makes
-ESCAPES = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|\][^\x07]*\x07)")  # a terminal's colours and title
+HUB_URL = "http://127.0.0.1:8000"  # hub/jupyterhub_config.py: loopback only
+HUB_PORTS = (8000, 8001, 8081)  # the hub, its proxy's API, the hub's API (JupyterHub's defaults)
+ESCAPES = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|\][^\x07]*\x07|\([A-Z0-9])")  # colours, title, charset
 WAIT = 60  # seconds for the hub or a server to come up, a hang guard only
+# The guide's commands start with sudo; the test runs them as root, on machines with or
+# without sudo installed, through this stand-in.
+AS_ROOT = 'sudo() { "$@"; }\n'
 
 
-def free_port() -> int:
-    """A TCP port on the loopback address that nothing listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def listening(port: int) -> list[str]:
+    """The local addresses that listen on TCP `port` (IPv4 and IPv6), from /proc."""
+    found = []
+    for table, size in (("/proc/net/tcp", 8), ("/proc/net/tcp6", 32)):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            local, state = line.split()[1], line.split()[3]
+            address, _, hexport = local.partition(":")
+            if state == "0A" and int(hexport, 16) == port:  # 0A: LISTEN
+                found.append(_address(address, size))
+    return found
+
+
+def _address(hexed: str, size: int) -> str:
+    if size == 8:
+        return socket.inet_ntop(socket.AF_INET, bytes.fromhex(hexed)[::-1])
+    words = [bytes.fromhex(hexed[i:i + 8])[::-1] for i in range(0, 32, 8)]
+    return socket.inet_ntop(socket.AF_INET6, b"".join(words))
 
 
 def run(*command: str, **kwargs) -> subprocess.CompletedProcess:
@@ -82,13 +104,13 @@ def end_processes(pids: list[int]) -> None:
 
 @dataclass
 class Class:
-    """The Unix accounts of a class: one instructor and the students, each with a password,
-    in the two groups the hub's configuration reads."""
+    """The Unix accounts of a class, as the guide's commands make them: one instructor and the
+    students, each with a password, in the two groups the hub's configuration reads."""
 
     instructor: str
     students: list[str]
     passwords: dict[str, str] = field(default_factory=dict)
-    made_groups: list[str] = field(default_factory=list)
+    groups_before: set[str] = field(default_factory=set)
 
     @property
     def names(self) -> list[str]:
@@ -97,39 +119,34 @@ class Class:
     def home(self, name: str) -> Path:
         return Path(pwd.getpwnam(name).pw_dir)
 
-    def create(self) -> None:
-        """Make the groups (when missing) and the accounts, as an admin would with useradd, then
-        close every home to other accounts (docs/jupyterhub.md: Debian's useradd leaves them
-        readable by all)."""
-        remove_leftovers()
-        for group in (INSTRUCTORS, STUDENTS):
-            if subprocess.run(["getent", "group", group], capture_output=True).returncode != 0:
-                run("groupadd", group)
-                self.made_groups.append(group)
-        for name in self.names:
-            group = INSTRUCTORS if name == self.instructor else STUDENTS
-            run("useradd", "--create-home", "--shell", "/bin/bash", "--comment", MARK,
-                "--groups", group, name)
-            self.passwords[name] = secrets.token_urlsafe(12)
-            run("chpasswd", input=f"{name}:{self.passwords[name]}\n")
-            self.home(name).chmod(0o700)
+    def prepare(self) -> str:
+        """Remove what an earlier run left (killed before it could clean up), note which
+        groups exist already, and make a password for each account; the lines of the
+        guide's passwords.txt."""
+        self.remove()
+        self.groups_before = {g for g in (INSTRUCTORS, STUDENTS) if _group_exists(g)}
+        self.passwords = {name: secrets.token_urlsafe(12) for name in self.names}
+        return "".join(f"{name}:{password}\n" for name, password in self.passwords.items())
 
     def remove(self) -> None:
-        """Delete the accounts, their homes and the groups this class made."""
+        """Delete the accounts, their homes and the groups that were not there before."""
         end_processes(account_pids(set(self.names)))
         for name in self.names:
             subprocess.run(["userdel", "--remove", name], capture_output=True)
-        for group in self.made_groups:
+        for group in {INSTRUCTORS, STUDENTS} - self.groups_before:
             subprocess.run(["groupdel", group], capture_output=True)
 
 
-def remove_leftovers() -> None:
-    """Delete the accounts an earlier run left behind (killed before it could clean up): the
-    ones whose comment field is this test's mark."""
-    leftovers = {entry.pw_name for entry in pwd.getpwall() if entry.pw_gecos == MARK}
-    end_processes(account_pids(leftovers))
-    for name in leftovers:
-        subprocess.run(["userdel", "--remove", name], capture_output=True)
+def _group_exists(group: str) -> bool:
+    return subprocess.run(["getent", "group", group], capture_output=True).returncode == 0
+
+
+def as_account(name: str, command: str) -> tuple[int, str]:
+    """Run a shell command as the account `name` (with its groups, as a login gives them);
+    its exit status and output."""
+    done = subprocess.run(["runuser", "-u", name, "--", "sh", "-c", command],
+                          capture_output=True, text=True, timeout=60)
+    return done.returncode, (done.stdout + done.stderr).strip()
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -146,30 +163,19 @@ class HubError(AssertionError):
 
 @dataclass
 class Hub:
-    """A JupyterHub started as root from the repository's hub/jupyterhub_config.py, on the
-    loopback address only."""
+    """The hub as the guide's start command runs it (as root, its state in /srv/jupyterhub,
+    on the loopback address), its output in `log_path`."""
 
-    config: Path
-    workdir: Path
-    environment: dict[str, str]
-    port: int = field(default_factory=free_port)
+    log_path: Path
+    url: str = HUB_URL
     process: subprocess.Popen | None = None
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        """Start the hub (its own session, its state and log in `workdir`), wait until it
-        answers. Only the addresses and the test's exchange differ from the file."""
-        spawn_env = [f"--Spawner.environment={k}={v}" for k, v in self.environment.items()]
-        command = [str(PREFIX / "venv/bin/jupyterhub"), "-f", str(self.config),
-                   f"--JupyterHub.bind_url={self.url}",
-                   f"--JupyterHub.hub_bind_url=http://127.0.0.1:{free_port()}",
-                   f"--ConfigurableHTTPProxy.api_url=http://127.0.0.1:{free_port()}",
-                   *spawn_env]
-        with (self.workdir / "jupyterhub.log").open("w") as log:  # the hub keeps its own copy
-            self.process = subprocess.Popen(command, cwd=self.workdir, stdout=log, stderr=log,
+    def start(self, command: str, cwd: Path) -> None:
+        """Run the guide's start command in the background (its own session, as an admin's
+        terminal would hold it) and wait until the hub answers."""
+        with self.log_path.open("w") as log:
+            self.process = subprocess.Popen(["bash", "-c", AS_ROOT + command], cwd=cwd,
+                                            stdout=log, stderr=subprocess.STDOUT,
                                             start_new_session=True)
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
@@ -183,23 +189,30 @@ class Hub:
         raise HubError(f"the hub did not answer in {WAIT} s:\n{self.log()}")
 
     def log(self) -> str:
-        return (self.workdir / "jupyterhub.log").read_text(errors="replace")[-6000:]
+        return self.log_path.read_text(errors="replace")[-6000:]
+
+    def wait_stopped(self, seconds: float = 30) -> bool:
+        """Whether the hub's process has ended within `seconds`."""
+        try:
+            self.process.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     def stop(self, names: list[str]) -> None:
-        """Stop the hub (it stops the servers it spawned and its proxy), then end whatever
-        still runs as one of the accounts `names` or in the hub's session."""
+        """Make sure nothing of the hub runs any more: the hub (it stops the servers it
+        spawned and its proxy), then whatever still runs in the hub's session, as its proxy,
+        or as one of the accounts `names`."""
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
+            if not self.wait_stopped(20):
                 self.process.kill()
                 self.process.wait()
         if self.process is not None:
             session = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()
                        and _session_of(int(p.name)) == self.process.pid]
             end_processes(session)
-        proxy = self.workdir / "jupyterhub-proxy.pid"  # where the hub records its proxy
+        proxy = STATE / "jupyterhub-proxy.pid"  # where the hub records its proxy
         if proxy.exists() and _is_proxy(int(proxy.read_text())):
             end_processes([int(proxy.read_text())])
         end_processes(account_pids(set(names)))
@@ -242,7 +255,7 @@ class User:
         except urllib.error.HTTPError as error:  # the redirect after a good login
             if error.code != 302:
                 raise HubError(f"{self.name} could not log in: {error.code}") from error
-        body = {"auth": {"username": self.name, "password": self.password}, "note": MARK}
+        body = {"auth": {"username": self.name, "password": self.password}, "note": "kvlesson hub test"}
         self.token = self.call("POST", f"/hub/api/users/{self.name}/tokens", body,
                                auth=False)["token"]
 
@@ -291,14 +304,14 @@ class User:
         raise HubError(f"{self.name}'s server was not ready in {WAIT} s:\n{self.hub.log()}")
 
     def shell(self, command: str) -> tuple[int, str]:
-        """Run `command` in a terminal of this account's server (what a person types in
-        JupyterLab's Terminal); its exit status and output."""
+        """Run `command` in a new terminal of this account's server (what a person types in
+        JupyterLab's Terminal; it starts in the home folder); its exit status and output."""
         terminal = self.server("POST", "/api/terminals", body={})["name"]
         url = (self.hub.url.replace("http", "ws", 1)
                + f"/user/{self.name}/terminals/websocket/{terminal}")
         marker = secrets.token_hex(6)
         connection = websocket.create_connection(
-            url, header=[f"Authorization: token {self.token}"], timeout=60)
+            url, header=[f"Authorization: token {self.token}"], timeout=300)
         try:
             # printf joins the marker and the status: the echoed command line never holds both.
             connection.send(json.dumps(["stdin", f"{command}; printf '%s=%s\\n' {marker} $?\r"]))

@@ -173,3 +173,35 @@ def test_every_process_the_grader_starts_is_isolated_and_writes_no_bytecode(tmp_
                           text=True, cwd=tmp_path)
     assert done.returncode == 0 and "SHADOWED" not in done.stdout, done.stdout + done.stderr
     assert {"-I", "-B"} <= set(isolated.python("json.tool"))
+
+
+@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own, see the guide
+def test_generate_records_each_assignment_once_from_the_instructors_home(tmp_path):
+    """`python -m kvlesson.course generate`, typed in a new terminal (the instructor's home,
+    whose nbgrader configuration names the course root, as on the hub): it records the
+    assignment in that course's gradebook; typed again once a student has a submission, it
+    leaves the assignment alone (nbgrader's own generate would fail there, and delete the
+    release's notebook); with no course root in sight it says which --course to give."""
+    root = course_build.copy_course(tmp_path / "course", [ASSIGNMENT])
+    env = account_env(tmp_path / "instructor", "instructor")
+    home, release = Path(env["HOME"]), root / "notebooks" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
+
+    def generate() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "kvlesson.course", "generate"], cwd=home,
+                              env=env, capture_output=True, text=True, timeout=300)
+
+    lost = generate()
+    assert lost.returncode == 2 and "--course /path/to/the/course" in lost.stderr, lost.stderr
+    (home / ".jupyter" / "nbgrader_config.py").write_text(
+        f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\n")
+    first = generate()
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == f"recorded in {root / 'gradebook.db'}: {ASSIGNMENT}"
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id="kvlesson") as gb:
+        assert [n.name for n in gb.find_assignment(ASSIGNMENT).notebooks] == [NOTEBOOK]
+        gb.add_student("ann")
+        gb.add_submission(ASSIGNMENT, "ann")
+    again = generate()
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.strip() == f"already recorded, left as they are: {ASSIGNMENT}"
+    assert release.is_file()

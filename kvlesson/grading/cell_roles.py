@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import nbformat
 
 from kvlesson.grading import cell_scan
-from kvlesson.grading.released_cells import released
+from kvlesson.grading.released_cells import released, released_answer
 
 
 def meta(cell) -> dict:
@@ -28,7 +28,8 @@ def meta(cell) -> dict:
 @dataclass(frozen=True)
 class CourseCells:
     """The course's own code cells of a notebook, from the instructor's version: their ids
-    in order, their sources, the answer cells' ids, and the names and modules they import."""
+    in order, their sources, the answer cells' ids, and the names and modules they import;
+    each own cell as the release gave it, and each answer cell as the release gave it."""
 
     order: list[str]
     source: dict[str, str]
@@ -36,6 +37,7 @@ class CourseCells:
     names: dict[str, object] = field(default_factory=dict)
     modules: set[str] = field(default_factory=set)
     released: dict[str, str] = field(default_factory=dict)
+    stubs: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, instructor: nbformat.NotebookNode) -> "CourseCells":
@@ -47,7 +49,9 @@ class CourseCells:
             names.update(cell_scan.names_of(cell.source))
             modules.update(m for node in imports(cell.source) for m in node)
         return cls([c.get("id") for c in code], {c.get("id"): c.source for c in own}, answers,
-                   names, modules, {c.get("id"): released(c.source) for c in own})
+                   names, modules, {c.get("id"): released(c.source) for c in own},
+                   {c.get("id"): released_answer(c.source) for c in code
+                    if c.get("id") in answers})
 
     def is_own(self, cell, ids_seen: dict[str, int]) -> bool:
         """A cell of the submission is the course's own: its id is the course's, it appears
@@ -72,12 +76,17 @@ def first_line(source: str) -> str:
     return line if len(line) <= 60 else line[:57] + "..."
 
 
+def answer_cell(nb: nbformat.NotebookNode, test: int) -> int | None:
+    """The answer cell a test at `test` checks: the nearest one at or above it."""
+    return next((i for i in range(test, -1, -1) if meta(nb.cells[i]).get("solution")), None)
+
+
 def answer_cells(nb: nbformat.NotebookNode, test: int, theirs: dict[int, object]) -> set[int]:
     """The cells that work out the answer a test at `test` checks: the answer cell above it,
     and, following the names it reads, every cell of the student's above it that last bound
     one of them (and so on). An answer may use what another exercise's answer defines; it
     may not use, through another cell, a function its own exercise forbids."""
-    answer = next((i for i in range(test, -1, -1) if meta(nb.cells[i]).get("solution")), None)
+    answer = answer_cell(nb, test)
     if answer is None:
         return set()
     found, todo = {answer}, [answer]

@@ -24,13 +24,12 @@ import copy
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
 
-from kvlesson.grading import marking, stamping
+from kvlesson.grading import course_config, marking, recording, stamping
+from kvlesson.grading.gradebook_writer import Course
 
 ROOT = Path(__file__).resolve().parents[2]  # the course repository: kvlesson/grading/ is two down
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -132,16 +131,8 @@ def execute(path: Path, root: Path, parameters: dict | None = None,
 
 def release(root: Path, names: list[str] | None = None) -> None:
     """Regenerate the student notebooks from the instructor ones with nbgrader (--force,
-    or nbgrader silently keeps a stale release)."""
-    for name in names or assignments(root):
-        run([sys.executable, "-m", "nbgrader", "generate_assignment", name, "--force"], root)
-
-
-def run(command: list[str], cwd: Path) -> None:
-    """Run a command; on failure, raise with its output."""
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed in {cwd}:\n{done.stdout}\n{done.stderr}")
+    or nbgrader silently keeps a stale release), recording each in the gradebook."""
+    recording.generate(root, names or assignments(root))
 
 
 def build(root: Path = ROOT, names: list[str] | None = None) -> None:
@@ -161,6 +152,25 @@ def build(root: Path = ROOT, names: list[str] | None = None) -> None:
     release(root, names)
 
 
+def generate(start: Path, names: list[str], course: Path | None = None) -> str:
+    """Record `names` (default: every assignment) in the gradebook of the course root found
+    from `start` (or `course`), the way `nbgrader generate_assignment` records them, so that
+    the formgrader's Release never hands out an assignment nbgrader cannot grade. Safe to
+    run again: an assignment already recorded is left alone. What was done, in words."""
+    root, config = course_config.course_root(start, course)
+    known = assignments(root)
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise ValueError(f"no assignment {', '.join(unknown)} in {root / 'solutions'}; "
+                         f"the assignments are {', '.join(known)}")
+    gradebook = Course(root, config)
+    made = recording.record_assignments(gradebook, names or known)
+    kept = [name for name in names or known if name not in made]
+    lines = [f"recorded in {gradebook.database()}: {', '.join(made)}"] if made else []
+    lines += [f"already recorded, left as they are: {', '.join(kept)}"] if kept else []
+    return "\n".join(lines)
+
+
 def course_for(out: Path, gpu: str, model: str, share: int | None = None,
                longest: int | None = None, cap: int | None = None, root: Path = ROOT) -> Path:
     """Write the course for other hardware into `out`: executed instructor notebooks in
@@ -168,7 +178,8 @@ def course_for(out: Path, gpu: str, model: str, share: int | None = None,
     from nbclient.exceptions import CellExecutionError
 
     from kvlesson.memory.floor import check_starts, memory_parts
-    from kvlesson.memory.specs import gpu as find_gpu, model as find_model
+    from kvlesson.memory.specs import gpu as find_gpu
+    from kvlesson.memory.specs import model as find_model
     from kvlesson.serving.server import LESSON_LONGEST, LESSON_SHARE
     # A clear error for a wrong name, a share out of range, or a setting where the server
     # cannot start (the notebooks serve at it), before any work. ServerWontStart is a
@@ -204,11 +215,14 @@ def main(argv: list[str] | None = None) -> int:
     builder = commands.add_parser("build", help="execute solutions/ and regenerate notebooks/")
     builder.add_argument("names", nargs="*", metavar="ASSIGNMENT",
                          help="only these assignments (folders of solutions/); default: all")
-    generate = commands.add_parser("generate", help="record every assignment in the gradebook "
-                                   "and regenerate notebooks/ (nbgrader generate_assignment, "
-                                   "nothing executed): once, in a new clone, before any release")
-    generate.add_argument("names", nargs="*", metavar="ASSIGNMENT",
+    recorder = commands.add_parser(
+        "generate", help="record the assignments in the gradebook, as nbgrader's "
+        "generate_assignment does (nothing executed): in a new clone, before the first release; "
+        "an assignment already recorded is left as it is")
+    recorder.add_argument("names", nargs="*", metavar="ASSIGNMENT",
                           help="only these assignments; default: all")
+    recorder.add_argument("--course", type=Path, metavar="ROOT",
+                          help="the course root (default: found as nbgrader finds it)")
     other = commands.add_parser("for", help="write the course, executed, for other hardware")
     other.add_argument("--gpu", required=True, help="A100_80GB, A100_80GIB, A100_40GB or H100_80GB")
     other.add_argument("--model", default="LLAMA_31_8B", help="LLAMA_31_8B, LLAMA_33_70B or QWEN25_7B")
@@ -222,11 +236,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "build":
             build(names=args.names)
         elif args.command == "generate":
-            unknown = sorted(set(args.names) - set(assignments()))
-            if unknown:
-                raise ValueError(f"no assignment {', '.join(unknown)} in solutions/")
-            release(ROOT, args.names or None)
-            print(f"recorded in {ROOT / 'gradebook.db'}: {', '.join(args.names or assignments())}")
+            print(generate(Path.cwd(), args.names, args.course))
         else:
             course_for(args.out, args.gpu, args.model, args.share, args.longest, args.cap)
     except (ValueError, RuntimeError) as error:

@@ -1,6 +1,7 @@
 """Grade a whole class with one command: each submission sealed and graded on its own.
 
     python -m kvlesson.grade ASSIGNMENT [ASSIGNMENT ...] [--course ROOT] [--force] [--jobs N]
+    python -m kvlesson.grade --report [ASSIGNMENT ...] [--names]
 
 1. The course root is found as nbgrader finds it (`kvlesson.grading.course_config`), from
    whichever folder the command starts in. The submissions with no result yet (or
@@ -18,6 +19,9 @@
    result.
 4. Every flag of the class is printed, with the student, the cell and the reason, and
    written to flags/ASSIGNMENT.csv.
+5. The class report, what the class got wrong (`kvlesson.grading.report_files`), is written
+   to reports/ASSIGNMENT.html and .csv, anonymous unless `--names`; `--report` grades
+   nothing and writes it for every graded assignment, with how mistakes carry over.
 
 Exit code: 0 when every submission has a mark, 1 when some could not be graded (they
 score 0 and are named), 2 when the course is not ready (no key, no bubblewrap).
@@ -29,61 +33,22 @@ import argparse
 import csv
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
-from kvlesson.grading import course_config, isolated
+from kvlesson.grading import course_config, report_files
 from kvlesson.grading.box.walls import bwrap_path
+from kvlesson.grading.class_results import Graded, check_known, class_results
 from kvlesson.grading.grade_worker import Job, Result, snapshot
-from kvlesson.grading.gradebook_writer import (Course, marker_of, pending, read_timestamp,
-                                               store_files, store_grades)
+from kvlesson.grading.gradebook_writer import (Course, pending, read_timestamp, store_files,
+                                               store_grades)
 from kvlesson.grading.marking import key_path, read_key
 from kvlesson.grading.pool import Workers
+from kvlesson.grading.recording import record_assignments
 
 FLAGS_FOLDER = "flags"  # in the course root: one CSV of flags per assignment
 SUBMISSION_SECONDS = 600  # the most one submission may take, kernel restarts included
-
-
-@dataclass(frozen=True)
-class Flag:
-    """One flag as the instructor sees it: who, where, and why."""
-    student: str
-    notebook: str
-    cell: str
-    reason: str
-
-
-@dataclass(frozen=True)
-class Graded:
-    """One student's notebook as the gradebook holds it: score out of the autograded points."""
-    student: str
-    notebook: str
-    score: float
-    max_score: float
-    flags: tuple[Flag, ...]
-    failure: str = ""
-
-
-def class_results(course: Course, assignment: str) -> list[Graded]:
-    """Every submitted notebook's result as the last grading left it: the gradebook's score
-    out of the autograded points, and the flags and failure from the marker."""
-    out = []
-    with course.gradebook() as gb:
-        for submission in gb.assignment_submissions(assignment):
-            student = submission.student.id
-            marker = marker_of(course.autograded / student / assignment) or {}
-            flags = tuple(Flag(student, notebook or "-", cell or "-", reason)
-                          for notebook, cell, reason in marker.get("flags", []))
-            if marker.get("failure"):
-                flags += (Flag(student, "-", "-", marker["failure"]),)
-            for notebook in submission.notebooks:
-                mine = tuple(f for f in flags if f.notebook in (notebook.name, "-"))
-                out.append(Graded(student, notebook.name, notebook.code_score,
-                                  notebook.max_code_score, mine, marker.get("failure", "")))
-    return sorted(out, key=lambda g: (g.student, g.notebook))
 
 
 def write_flags_file(root: Path, assignment: str, results: list[Graded]) -> Path:
@@ -117,42 +82,14 @@ def check_ready(course: Course, assignment: str, report=print) -> dict:
     """The key, after checking that the course can grade `assignment` and putting the
     assignment in the gradebook if it is not there; ValueError or RuntimeError saying what
     to do."""
+    check_known(course, assignment)
     bwrap_path()
     key = read_key(key_path(course.root, assignment))
-    repaired = record_in_gradebook(course, assignment)
-    if repaired:
-        report(f"kvlesson.grade: {repaired}")
+    if record_assignments(course, [assignment]):
+        report(f"kvlesson.grade: {assignment} was not recorded in the gradebook (released "
+               f"without being generated): it is now, from solutions/ (nbgrader "
+               f"generate_assignment {assignment} --force)")
     return key
-
-
-def record_in_gradebook(course: Course, assignment: str) -> str:
-    """Make sure the gradebook knows `assignment` and its notebooks, as generating it records
-    them: an assignment released straight from notebooks/ (nbgrader lets you, a fresh clone
-    holds the release) was never recorded, and nbgrader cannot grade it. The record is made
-    from solutions/ (`nbgrader generate_assignment --force`); an earlier record without its
-    notebooks, and the empty submissions nbgrader hung on it, are removed first. What was
-    done, in words ("" if nothing was needed)."""
-    from nbgrader.api import MissingEntry
-
-    if course.database().is_file():
-        with course.gradebook() as gb:
-            try:
-                recorded = gb.find_assignment(assignment)
-            except MissingEntry:
-                recorded = None
-            if recorded is not None and recorded.notebooks:
-                return ""
-            if recorded is not None:
-                gb.remove_assignment(assignment)
-    done = subprocess.run([*isolated.python("nbgrader"), "generate_assignment", assignment,
-                           "--force"], cwd=course.root, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{assignment} is not in the gradebook, and nbgrader "
-                           f"generate_assignment {assignment} --force failed in "
-                           f"{course.root}:\n{done.stderr[-2000:]}")
-    return (f"{assignment} was not recorded in the gradebook (released without being "
-            f"generated): it is now, from solutions/ (nbgrader generate_assignment "
-            f"{assignment} --force)")
 
 
 def grade(course: Course, assignments: list[str], force: bool, jobs: int, seconds: float,
@@ -191,8 +128,13 @@ def main(argv: list[str] | None = None) -> int:
     """Grade each ASSIGNMENT for the whole class; the exit code the module docstring gives."""
     parser = argparse.ArgumentParser(prog="python -m kvlesson.grade", description=__doc__.split(
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("assignments", nargs="+", metavar="ASSIGNMENT",
+    parser.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
                         help="the assignments to grade, e.g. 01_floor_plan")
+    parser.add_argument("--report", action="store_true", help="grade nothing: write the class "
+                        "report of every graded assignment (or of each ASSIGNMENT), with how "
+                        "mistakes carry from one to the next")
+    parser.add_argument("--names", action="store_true", help="name the students in the class "
+                        "report (default: anonymous, so that it can be shown to the class)")
     parser.add_argument("--course", type=Path, help="the course root (default: the one the "
                         "nbgrader configuration names, else this folder)")
     parser.add_argument("--force", action="store_true",
@@ -205,8 +147,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.jobs < 1 or args.timeout <= 0:
             raise ValueError("--jobs must be 1 or more and --timeout above 0")
+        if not args.assignments and not args.report:
+            raise ValueError("name the ASSIGNMENT to grade, e.g. 01_floor_plan, or give "
+                             "--report for the class report of every graded assignment")
         root, config = course_config.course_root(Path.cwd(), args.course)
         course = Course(root, config)
+        if args.report:
+            print(report_files.course_line(course, args.assignments, args.names))
+            return 0
         for assignment in args.assignments:
             check_ready(course, assignment, report=lambda line: print(line, file=sys.stderr))
     except (ValueError, RuntimeError) as error:
@@ -219,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         results = class_results(course, assignment)
         print(summary(assignment, results, write_flags_file(root, assignment, results),
                       sum(r.assignment == assignment for r in now)))
+        print(report_files.report_line(course, assignment, args.names))
         failures += sorted({f"{g.student} ({assignment})" for g in results if g.failure})
     if failures:
         print(f"kvlesson.grade: {len(failures)} submissions could not be graded "

@@ -143,7 +143,7 @@ def _grade(job: Job) -> Result:
     submitted = Path(config.CourseDirectory.get("submitted_directory", "submitted"))
     source = root / submitted / job.student / job.assignment
     timestamp = _timestamp(source)
-    flags = [("", "", f"not collected: {r}") for r in safe_exchange.read_refusals(source)]
+    flags = [("", "", note) for note in safe_exchange.read_refusals(source)]
     refused = seal.seal(source, private / "submitted" / job.student / job.assignment,
                         ignore=(".ipynb_checkpoints", safe_exchange.REFUSALS, MARKER))
     flags += [("", "", f"left out: {r}") for r in refused]

@@ -5,21 +5,23 @@ nbgrader's SQLite gradebook never has two writers. A result goes in as the formg
 expects it: the graded notebooks, cleaned of live HTML, with the submission's other plain
 files and a marker of when and how it was graded, swapped into autograded/ in one move;
 then the marks and nbgrader's own grades into the gradebook, each flag as a comment on
-the answer cell of its exercise. A submission has a result when its marker names its
-submission time and the gradebook holds it; a run killed midway leaves the others to the
-next.
+the answer cell of its exercise, and so the known mistake each failed exercise's answer
+matched (or that it matched none), which the feedback shows. A submission has a result
+when its marker names its submission time and the gradebook holds it; a run killed
+midway leaves the others to the next.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import warnings
 from pathlib import Path
 
 import nbformat
 
-from kvlesson.grading import seal
+from kvlesson.grading import diagnosis, seal
 from kvlesson.grading.grade_worker import MARKER, Result
 from kvlesson.grading.sanitize import sanitized
 
@@ -124,6 +126,14 @@ def answer_cell_for(nb: nbformat.NotebookNode | None, grade_id: str,
     return answers[0] if answers else None
 
 
+def as_markdown(text: str) -> str:
+    """`text` as Markdown that shows it as written (the feedback renders a comment as
+    Markdown): the emphasis marks outside `code` escaped, so 2**30 stays 2**30."""
+    parts = text.split("`")
+    return "`".join(part if inside % 2 else re.sub(r"([\\*_])", r"\\\1", part)
+                    for inside, part in enumerate(parts))
+
+
 def store_grades(course: Course, assignment: str, result: Result) -> None:
     """Write one result into the gradebook: the marks of the autograded tests, nbgrader's own
     grades of the other cells, 0 throughout for a submission that could not be graded, and
@@ -165,6 +175,11 @@ def store_grades(course: Course, assignment: str, result: Result) -> None:
                     reasons.setdefault(target, []).append(f"{cell}: {reason}" if cell else reason)
             if not result.graded and answers:
                 reasons.setdefault(answers[0], []).append(result.failure)
+            for mark in (info or {}).get("marks", []):
+                if mark.get("outcome") == diagnosis.FAILED:  # what the feedback names
+                    target = answer_cell_for(graded, mark["grade_id"], answers)
+                    reasons.setdefault(target, []).append(as_markdown(diagnosis.feedback_line(
+                        mark["grade_id"], mark.get("mistake", ""), mark.get("words", ""))))
             for target, lines in reasons.items():
                 texts[target] = COMMENT_PREFIX + "; ".join(lines)
             for comment in notebook.comments:

@@ -13,12 +13,12 @@ in words an instructor can read; a notebook that tampered scores 0 in all.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import nbformat
 
-from kvlesson.grading import cell_roles, cell_scan, forbidden, probes, selfcheck
+from kvlesson.grading import cell_roles, cell_scan, diagnosis, forbidden, probes, selfcheck
 from kvlesson.grading.box.flags import FORBIDDEN, TAMPER, BoxFlag
 
 KEYS = "keys"  # the keys' folder in a course root: never released, never in solutions/
@@ -27,12 +27,18 @@ RECORD_LIMIT = 100_000  # characters of one record line; an honest one is under 
 
 @dataclass(frozen=True)
 class Mark:
-    """One hidden test's result: the points it is worth, the score, and the flags."""
+    """One hidden test's result: the points it is worth, the score, and the flags; its
+    outcome (`kvlesson.grading.diagnosis`: passed, failed, skipped, zeroed, not graded)
+    and, for a wrong answer, the known mistake it is and the words of that mistake's hint
+    ("" when none)."""
 
     grade_id: str
     points: float
     score: float
     flags: tuple[str, ...]
+    outcome: str = ""
+    mistake: str = ""
+    words: str = ""
 
 
 @dataclass(frozen=True)
@@ -89,18 +95,6 @@ def records_of(cell) -> list[dict]:
     return found
 
 
-def _probe_right(probe: dict, value: object) -> bool:
-    """A recorded value against the key's probe: same kind, same normal form."""
-    spec = probes.Probe(probe["label"], lambda: None, probe["kind"], probe["unit"],
-                        probe["places"], probe["scale"])
-    if not isinstance(value, dict) or value.get("t") in ("error", "other", None):
-        return False
-    try:
-        return probes.normal(spec, probes.decode(value)) == probe["normal"]
-    except (probes.WrongKind, probes.NotYet, TypeError, ValueError, KeyError, OverflowError):
-        return False
-
-
 def _last_name(call: object) -> str:
     return str(call).rsplit(".", 1)[-1]
 
@@ -118,7 +112,10 @@ def mark_cell(cell, exercise: dict, setting: dict | None) -> Mark:
     if record.get("id") != grade_id or not isinstance(values, list) \
             or len(values) != len(exercise["probes"]):
         return Mark(grade_id, points, 0.0, (f"the record does not belong to {grade_id}",))
-    right = all(_probe_right(p, v) for p, v in zip(exercise["probes"], values))
+    # each recorded value against the key's probe: same kind, same normal form
+    answers = diagnosis.answers_of(exercise, values)
+    right = values_right = answers == [probe["normal"] for probe in exercise["probes"]]
+    known = diagnosis.Diagnosis() if right else diagnosis.diagnose(exercise, answers)
     failed = any(o.get("output_type") == "error" for o in cell.get("outputs", []))
     if right and failed:
         flags.append("the values are right but the cell failed in the kernel (changed setting, "
@@ -131,7 +128,9 @@ def mark_cell(cell, exercise: dict, setting: dict | None) -> Mark:
         right = False
     if setting and record.get("setting") != setting:
         flags.append(f"the notebook's setting {record.get('setting')} is not the key's {setting}")
-    return Mark(grade_id, points, points if right else 0.0, tuple(flags))
+    return Mark(grade_id, points, points if right else 0.0, tuple(flags),
+                diagnosis.PASSED if values_right else diagnosis.FAILED, known.mistake,
+                known.words)
 
 
 def mark_notebook(nb: nbformat.NotebookNode, key: dict, instructor: nbformat.NotebookNode,
@@ -206,13 +205,25 @@ def mark_notebook(nb: nbformat.NotebookNode, key: dict, instructor: nbformat.Not
             flags.append(f"scored 0: the course's cell {moved[test]} was moved above this "
                          "test; the grade reads the notebook in the course's order")
             score = 0.0
-        marks.append(Mark(grade_id, mark.points, score, tuple(flags)))
+        marks.append(replace(mark, score=score, flags=tuple(flags)))
     if tampered:
-        marks = [Mark(m.grade_id, m.points, 0.0, m.flags) for m in marks]
-    return NotebookMark(marks, tuple(notebook_flags), tampered)
+        marks = [replace(m, score=0.0) for m in marks]
+    return NotebookMark([_with_outcome(m, nb, tests.get(m.grade_id), course) for m in marks],
+                        tuple(notebook_flags), tampered)
+
+
+def _with_outcome(mark: Mark, nb: nbformat.NotebookNode, test: int | None,
+                  course: cell_roles.CourseCells) -> Mark:
+    """A final mark with its outcome: passed, skipped (no code of the student's in the
+    answer cell above its test), zeroed (right values, a flag cost the points) or failed."""
+    answer = cell_roles.answer_cell(nb, test) if test is not None else None
+    skipped = answer is not None and diagnosis.unanswered(
+        nb.cells[answer].source, course.stubs.get(nb.cells[answer].get("id"), ""))
+    right = mark.outcome == diagnosis.PASSED  # mark_cell's verdict on the values alone
+    return replace(mark, outcome=diagnosis.outcome(mark.points, mark.score, right, skipped))
 
 
 def unmarkable(key: dict, reason: str) -> NotebookMark:
     """A notebook that cannot be marked: 0 for every exercise, and why."""
-    return NotebookMark([Mark(grade_id, float(ex["points"]), 0.0, (reason,))
+    return NotebookMark([Mark(grade_id, float(ex["points"]), 0.0, (reason,), diagnosis.NOT_GRADED)
                          for grade_id, ex in key["exercises"].items()], (reason,), False)

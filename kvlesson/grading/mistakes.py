@@ -35,6 +35,21 @@ MISTAKES = {  # code: the hint a self-check gives when a wrong answer matches th
 }
 
 
+NAMES = {  # code: the mistake in a few words, as the class report names it
+    "ceil": "floor for ceiling",
+    "true_div": "/ for //",
+    "factor2": "a factor of 2 dropped",
+    "term": "a term left out",
+    "gib": "GB read as GiB",
+    "gb": "GiB read as GB",
+    "percent": "a percent not divided by 100",
+    "boundary": "> for >= at the boundary",
+    "global": "the notebook's global for the argument",
+    "float": "a float for an int",
+    "off_by_one": "off by one",
+}
+
+
 @dataclass(frozen=True)
 class Mutant:
     """One wrong version of an answer cell: its mistake's code, the hint, the code."""

@@ -118,6 +118,33 @@ def normal(probe: Probe, value: object) -> str:
     return f"int:{int(value)}"
 
 
+def from_key(entry: dict) -> Probe:
+    """A probe as a key holds it (label, kind, unit, places, scale), to judge a recorded
+    value with: it evaluates nothing."""
+    return Probe(entry["label"], lambda: None, entry["kind"], entry["unit"], entry["places"],
+                 entry["scale"])
+
+
+def answer_text(probe: Probe, encoded: object) -> str:
+    """A recorded answer (`encode`'s output) as the grade tells answers apart: its normal
+    form when it is the kind of answer asked for, else what it is instead: the kind given
+    ("kind:float") or the error raised ("error:NameError: name 'x' is not defined"). The
+    same text means the same answer: the right one, or the one a known mistake gives."""
+    if not isinstance(encoded, dict):
+        return "kind:unreadable"
+    if encoded.get("t") == "error":
+        return f"error:{encoded.get('type')}: {encoded.get('message', '')}"
+    try:
+        return normal(probe, decode(encoded))
+    except (WrongKind, NotYet, TypeError, ValueError, KeyError, OverflowError):
+        return f"kind:{encoded.get('type') or encoded.get('t')}"
+
+
+def error_of(error: BaseException) -> dict:
+    """An exception raised while an answer was worked out, encoded as `encode` would."""
+    return {"t": "error", "type": type(error).__name__, "message": str(error)[:200]}
+
+
 def encode(value: object) -> dict:
     """A value with its exact type, for the record: int, float, bool, None and str
     stay apart; anything else is kept as its type and a short repr."""

@@ -14,13 +14,21 @@ from __future__ import annotations
 from nbformat.notebooknode import NotebookNode
 from nbformat.v4 import new_code_cell
 from nbgrader.api import MissingEntry
-from nbgrader.preprocessors import ClearHiddenTests, OverwriteCells
+from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions, OverwriteCells
 
 
 def released(source: str) -> str:
     """A cell's source as nbgrader releases it: hidden tests cleared."""
     cell, _ = ClearHiddenTests(enforce_metadata=False).preprocess_cell(
         new_code_cell(source), {}, 0)
+    return cell.source
+
+
+def released_answer(source: str) -> str:
+    """An answer cell's source as nbgrader releases it: the solution replaced by the
+    code stub (`# YOUR CODE HERE`, `raise NotImplementedError()`)."""
+    cell, _ = ClearSolutions(enforce_metadata=False).preprocess_cell(
+        new_code_cell(source), {"language": "python"}, 0)
     return cell.source
 
 

@@ -23,8 +23,9 @@ import sys
 from pathlib import Path
 
 from kvlesson.grading import forbidden as forbidding
-from kvlesson.grading.probes import (NotYet, Probe, WrongKind, assigns, count, count_or_none,
-                                     encode, mentioned, normal, number, yes_no)
+from kvlesson.grading.probes import (NotYet, Probe, WrongKind, answer_text, assigns, count,
+                                     count_or_none, encode, error_of, mentioned, normal, number,
+                                     yes_no)
 
 __all__ = ["NotYet", "Probe", "WrongKind", "count", "count_or_none", "number", "record",
            "verify", "yes_no"]
@@ -103,19 +104,30 @@ def _stamp_entry(role: str, probes: list[Probe], names: dict, extra: dict) -> No
 
 def wrong_values(mistake: str, hint: str) -> None:
     """Stamp mode, after the build swapped in a mutated answer: append what the probes
-    of the last test cell give now, as the values of the known mistake `mistake`."""
-    values = []
+    of the last test cell give now, as the values of the known mistake `mistake`: their
+    normal forms (None where there is none), hashed into the self-checks' hints, and
+    their answer texts, which the grader's key keeps to name the mistake by value."""
+    values, answers = [], []
     for _, probes, _ in _PENDING:
-        row = []
+        row, texts = [], []
         for probe in probes:
             try:
-                row.append(normal(probe, probe.get()))
+                value = probe.get()
+                encoded = encode(value)
+            except Exception as error:
+                row.append(None)
+                texts.append(answer_text(probe, error_of(error)))
+                continue
+            try:
+                row.append(normal(probe, value))
             except Exception:
                 row.append(None)
+            texts.append(answer_text(probe, encoded))
         values.append(row)
+        answers.append(texts)
     with open(_stamping(), "a") as out:
         out.write(json.dumps({"role": "mistake", "mistake": mistake, "hint": hint,
-                              "values": values}) + "\n")
+                              "values": values, "answers": answers}) + "\n")
 
 
 def start_cell() -> None:
@@ -164,7 +176,7 @@ def _traced(probe: Probe, codes: dict, calls: list[str], test: str) -> dict:
         with forbidding.watching(codes, calls, test):
             return encode(probe.get())
     except (Exception, SystemExit) as error:
-        return {"t": "error", "type": type(error).__name__, "message": str(error)[:200]}
+        return error_of(error)
 
 
 def record(grade_id: str, probes: list[Probe], forbidden: tuple[str, ...] = ()) -> None:

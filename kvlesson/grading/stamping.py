@@ -21,7 +21,7 @@ from pathlib import Path
 
 import nbformat
 
-from kvlesson.grading import mistakes, probes, selfcheck
+from kvlesson.grading import diagnosis, mistakes, probes, selfcheck
 
 TIMEOUT = 300  # seconds for one cell; the slowest cell of the course takes a few
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
@@ -95,12 +95,14 @@ def make_stamp(entry: dict, wrong: list[dict], index: int, where: str) -> str:
     return json.dumps({"setting": entry["setting"], "probes": probes}, separators=(",", ":"))
 
 
-def key_entry(entry: dict, points: float) -> dict:
-    """What the grader needs of one hidden test: points, forbidden calls, expected values."""
+def key_entry(entry: dict, points: float, known: list[dict] = ()) -> dict:
+    """What the grader needs of one hidden test: points, forbidden calls, expected values,
+    and what the `known` mistakes give (`kvlesson.grading.diagnosis.key_mistakes`)."""
     return {"points": points, "forbidden": entry["forbidden"],
             "probes": [{k: probe[k] for k in ("label", "kind", "unit", "places", "scale",
                                                "normal", "expected")}
-                       for probe in entry["probes"]]}
+                       for probe in entry["probes"]],
+            "mistakes": list(known)}
 
 
 class _Kernel:
@@ -132,9 +134,9 @@ class _Kernel:
 
 
 def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
-                     where: str) -> tuple[list[dict], str]:
+                     where: str) -> tuple[list[dict], list[dict], str]:
     """Run test cell `index` in stamp mode, then the known mistakes of `answer`; the
-    cell's entries and its stamped source."""
+    cell's entries, what each known mistake gave, and its stamped source."""
     cell = nb.cells[index]
     stamp_file.write_text("")
     kernel.must("from kvlesson.grading import selfcheck as _kvlesson_selfcheck\n"
@@ -153,7 +155,7 @@ def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
                    key=lambda row: list(mistakes.MISTAKES).index(row["mistake"]))
     stamps = [make_stamp(entry, wrong, number, where) for number, entry in enumerate(entries)
               if entry["role"] == "verify"]
-    return entries, with_stamps(cell.source, stamps)
+    return entries, wrong, with_stamps(cell.source, stamps)
 
 
 def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str) -> dict:
@@ -178,19 +180,28 @@ def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str) 
                         kernel.run(cell, index)
                         continue
                     grade_id = nbgrader_meta(cell)["grade_id"]
-                    entries, cell.source = _stamp_test_cell(
+                    entries, wrong, cell.source = _stamp_test_cell(
                         kernel, nb, index, answer, stamp_file, f"{assignment}/{grade_id}")
                     [hidden] = [e for e in entries if e["role"] == "record"]
                     if hidden["grade_id"] != grade_id:
                         raise ValueError(f"record({hidden['grade_id']!r}) in cell {grade_id}")
                     key["setting"] = hidden["setting"]
-                    key["exercises"][grade_id] = key_entry(hidden, nbgrader_meta(cell)["points"])
+                    key["exercises"][grade_id] = key_entry(
+                        hidden, nbgrader_meta(cell)["points"], _known(entries, wrong, hidden))
         finally:
             if previous is None:
                 os.environ.pop(selfcheck.STAMP_FILE, None)
             else:
                 os.environ[selfcheck.STAMP_FILE] = previous
     return key
+
+
+def _known(entries: list[dict], wrong: list[dict], hidden: dict) -> list[dict]:
+    """The known mistakes of a hidden test, by the answers they give on its inputs, in the
+    words of the cell's self-check hints."""
+    hints = {code: words for entry in entries if entry["role"] == "verify"
+             for code, words in entry["hints"].items()}
+    return diagnosis.key_mistakes(wrong, entries.index(hidden), hidden["probes"], hints)
 
 
 def stamp_problems(nb: nbformat.NotebookNode, key: dict) -> list[str]:
@@ -228,9 +239,7 @@ def stamp_problems(nb: nbformat.NotebookNode, key: dict) -> list[str]:
 
 
 def _normal(probe: dict, value: dict) -> str:
-    spec = probes.Probe(probe["label"], lambda: None, probe["kind"], probe["unit"],
-                        probe["places"], probe["scale"])
-    return probes.normal(spec, probes.decode(value))
+    return probes.normal(probes.from_key(probe), probes.decode(value))
 
 
 def _record_calls(source: str) -> list[ast.Call]:
