@@ -247,7 +247,13 @@ def test_every_gap_between_tokens_is_in_the_report(case):
             times.setdefault(i, []).append(step.clock)
     gaps = sorted(b - a for clocks in times.values() for a, b in zip(clocks, clocks[1:]))
     assert sorted(serve(**case).gaps.values()) == gaps
-    assert np.allclose(np.sort(serve_fast(**case).gaps.values()), gaps, rtol=1e-9, atol=0)
+    fast = np.sort(serve_fast(**case).gaps.values())
+    closed_form = (case["budget"] is None and not case["prefix_caching"] and case["admission"] is None
+                   and not any(chat.arrives for chat in case["chats"]))
+    if closed_form:  # the lesson's engine sums stretches in closed form: float rounding apart
+        assert np.allclose(fast, gaps, rtol=1e-9, atol=0)
+    else:  # the traffic engine replays the reference's clocks: to the last bit
+        assert list(fast) == gaps
 
 
 def test_the_traffic_cases_are_not_vacuous():

@@ -186,7 +186,7 @@ class FastServer:
                 if end > step:
                     k = end - step
                     cache = offsets + n * (step + 1)
-                    stretches.append((n, cache, k))
+                    stretches.append((n, cache, k, None))
                     compute = flops_per_token * n / peak
                     if (weights + per_token * cache) / bandwidth >= compute:
                         # memory-bound from its first step: an arithmetic series (stretch_seconds)

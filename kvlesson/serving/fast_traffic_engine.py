@@ -96,28 +96,28 @@ class SkippingServer(Server):
 
         The step times are added one by one, as the reference adds them (a few float
         operations a step, no Python objects), so the clock is the reference's to the
-        last bit and an arrival that falls on a step's start is seen alike; so is every
-        chat's gap between tokens, the difference of two clocks.
+        last bit and an arrival that falls on a step's start is seen alike. The stretch is
+        kept (chats, cache, steps, clock at its start), so that its gaps between tokens,
+        differences of those clocks, can be replayed to the last bit too (`token_gaps`).
         """
         n = len(self.running)
         cache = sum(self.context(i) for i in self.running)
-        model, gpu = self.setup.model, self.setup.gpu
         # Setup.step_seconds, its terms taken out of the loop but computed the same way
-        compute = 2 * model.params * n / gpu.peak_flops
-        weights, per_token, bandwidth = model.weights_bytes, model.bytes_per_token, gpu.bandwidth
+        flops_per_token, peak, weights, per_token, bandwidth = self.setup.roofline
+        compute = flops_per_token * n / peak
         arrival = self.door.next_time if self.door else float("inf")
-        clock, busy, longest = self.tally.clock, self.tally.busy, self.tally.longest_step
-        gaps = self.tally.gaps
+        start = clock = self.tally.clock
+        busy, longest = self.tally.busy, self.tally.longest_step
         ran = 0
         while ran < k and clock < arrival:
             memory = (weights + per_token * (cache + n * ran)) / bandwidth
             seconds = compute if compute >= memory else memory
-            before, clock = clock, clock + seconds
-            gap = clock - before  # each chat's gap since its token of the step before
-            gaps[gap] = gaps.get(gap, 0) + n
+            clock += seconds
             busy += seconds * n
             longest = seconds if seconds > longest else longest
             ran += 1
+        if ran:  # every chat's gaps in it: the clock's steps, replayed only if a report asks
+            self.tally.stretches.append((n, cache, ran, start))
         self.tally.clock, self.tally.busy, self.tally.longest_step = clock, busy, longest
         return ran
 

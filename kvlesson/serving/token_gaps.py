@@ -19,9 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-# (chats, cache tokens read by the stretch's first step, steps): every chat writes a token
-# at every step, so each step's time is one gap for each of them.
-Stretch = tuple[int, int, int]
+# (chats, cache tokens read by the stretch's first step, steps, the clock when it began or
+# None): every chat writes a token at every step, so each step is one gap for each of them.
+# With the clock, the gaps are the differences of the clocks the engine added up step by
+# step (the reference's own floats); without it (the lesson's closed form), the step times.
+Stretch = tuple[int, int, int, "float | None"]
 
 
 @dataclass(frozen=True)
@@ -41,19 +43,19 @@ class TokenGaps:
         if self.counts:
             gaps, times = zip(*self.counts)
             parts.append(np.repeat(np.array(gaps, dtype=float), times))
-        for n, cache, k in self.stretches:
-            parts.append(np.repeat(self.stretch_steps(n, cache, k), n))
+        for n, cache, k, start in self.stretches:
+            parts.append(np.repeat(self.stretch_gaps(n, cache, k, start), n))
         return np.concatenate(parts) if parts else np.array([], dtype=float)
 
-    def stretch_steps(self, n: int, cache: int, k: int) -> np.ndarray:
-        """The times of a stretch's k steps, as `Setup.step_seconds` gives them."""
+    def stretch_gaps(self, n: int, cache: int, k: int, start: float | None) -> np.ndarray:
+        """The gaps of a stretch's k steps: its step times as `Setup.step_seconds` gives them,
+        or, from the clock at its start, the differences of the clocks they add up to
+        (numpy adds them one after another, as the engine did)."""
         flops_per_token, peak, weights, per_token, bandwidth = self.roofline
         compute = flops_per_token * n / peak
         memory = (weights + per_token * (cache + n * np.arange(k, dtype=np.int64))) / bandwidth
-        return np.maximum(compute, memory)
-
-
-def add_gap(gaps: dict[float, int], seconds: float, chats: int = 1) -> None:
-    """Count `chats` gaps of `seconds` (an engine's running tally)."""
-    if chats:
-        gaps[seconds] = gaps.get(seconds, 0) + chats
+        steps = np.where(compute >= memory, compute, memory)
+        if start is None:
+            return steps
+        clocks = np.add.accumulate(np.concatenate(([start], steps)))
+        return np.diff(clocks)
