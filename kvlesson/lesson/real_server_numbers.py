@@ -246,11 +246,6 @@ def real_server_numbers() -> dict[str, Figure]:
             **format_numbers(), **server_numbers()}
 
 
-def listing(numbers: dict[str, Figure], keys: list[str]) -> Say:
-    """Some of the figures as a Markdown list, "what it is: how the lesson writes it"."""
-    return Say("\n".join(f"* {numbers[key].about}: **{numbers[key].text}**" for key in keys))
-
-
 def walk(launch: Startup) -> Say:
     """A launch, step by step in vLLM 0.33's order, per GPU, with its numbers."""
     p, tp = launch.parts, launch.tp
