@@ -53,6 +53,8 @@ def assert_same(fast: kv.ServeResult, ref: kv.ServeResult) -> None:
         assert not bad, (name, bad[:5])
     assert [q[1:] for q in fast.queue] == [q[1:] for q in ref.queue]  # (time, waiting, running)
     assert all(close(a[0], b[0]) for a, b in zip(fast.queue, ref.queue))
+    assert [q[1] for q in fast.outside] == [q[1] for q in ref.outside]  # clients retrying
+    assert all(close(a[0], b[0]) for a, b in zip(fast.outside, ref.outside))
     ours, theirs = np.sort(fast.gaps.values()), np.sort(ref.gaps.values())  # every ITL gap
     assert len(ours) == len(theirs) == ref.tokens - (len(ref.replies) - ref.refused)
     assert np.allclose(ours, theirs, rtol=1e-9, atol=0.0)

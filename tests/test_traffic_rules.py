@@ -124,6 +124,18 @@ def test_the_proxy_refuses_over_the_cap_and_the_client_retries():
     assert open_door.first_token_s[2] < 0.1
 
 
+def test_the_clients_retrying_outside_are_counted_over_time():
+    """The chart of section 4 shows them: refused at 0 s, let in at its retry a second later."""
+    chats = [kv.Request(100, 20, 0.0)] * 3
+    assert kv.serve(chats, 8, blocks=100, longest=None, admission=2).outside == (
+        (0.0, 1), (RETRY_AFTER_S, 0))
+    assert kv.serve(chats, 8, blocks=100, longest=None).outside == ()  # no proxy, nobody outside
+    crowd = [kv.Request(100, 300, 0.0)] * 5
+    result = kv.serve(crowd, 8, blocks=100, longest=None, admission=2)
+    assert result.outside[0] == (0.0, 3) and result.outside[-1][1] == 0
+    assert max(count for _, count in result.outside) == 3
+
+
 def test_the_proxy_counts_waiting_requests_too():
     chats = [kv.Request(100, 300, 0.0)] * 4
     result = kv.serve(chats, 1, blocks=100, longest=None, admission=2)

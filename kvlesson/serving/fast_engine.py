@@ -306,5 +306,6 @@ def serve_fast(chats: Iterable, cap: int, share: int | None = None,
     else:
         server = SkippingServer(chats, setup)
     server.run()
+    outside = server.door.outside if isinstance(server, SkippingServer) else []  # no proxy
     return summarize(setup, server.reply, arrives, server.tally, server.first, server.last,
-                     server.queue)
+                     server.queue, outside)

@@ -24,7 +24,8 @@ class ServeResult:
     `proxy_refusals` counts 503 answers (tries, not chats), `hit_tokens` the
     prompt tokens found in the prefix cache out of `lookup_tokens` looked up
     (every join, rejoins too), and `queue` holds (time, waiting, running)
-    each time either count changed;
+    each time either count changed; `outside` holds (time, clients retrying
+    after a 503) each time that count changed (empty without a proxy);
     `longest_step_s` is the longest step: every running reply waits that long
     for its next token (a freeze when a step reads a long prompt at once).
     `gaps` holds every gap between two tokens of one chat (vLLM's ITL).
@@ -48,6 +49,7 @@ class ServeResult:
     hit_tokens: int = 0
     lookup_tokens: int = 0
     queue: tuple[tuple[float, int, int], ...] = ()
+    outside: tuple[tuple[float, int], ...] = ()
     longest_step_s: float = 0.0
     gaps: TokenGaps = TokenGaps()
 
@@ -87,7 +89,7 @@ def note_queue(queue: list[tuple[float, int, int]], clock: float, waiting: int,
 
 
 def summarize(setup: Setup, replies: list[int], arrives: list[float], tally: Tally,
-              first: list, last: list, queue: list) -> ServeResult:
+              first: list, last: list, queue: list, outside: list = ()) -> ServeResult:
     """The reported figures of a finished run, chat i given by its reply length and arrival.
 
     The wait between words is worked out per chat, (last - first) / (reply - 1),
@@ -104,7 +106,7 @@ def summarize(setup: Setup, replies: list[int], arrives: list[float], tally: Tal
         refused=len(replies) - len(served), first_token_s=tuple(first), last_token_s=tuple(last),
         arrives_s=tuple(arrives), replies=tuple(replies), proxy_refusals=tally.refusals,
         hit_tokens=tally.hits, lookup_tokens=tally.lookups, queue=tuple(queue),
-        longest_step_s=tally.longest_step,
+        outside=tuple(outside), longest_step_s=tally.longest_step,
         gaps=TokenGaps(tuple(tally.gaps.items()), tuple(tally.stretches), setup.roofline))
 
 

@@ -280,7 +280,7 @@ class Server:
 
     def result(self) -> ServeResult:
         return summarize(self.setup, self.reply, [chat.arrives for chat in self.chats], self.tally,
-                         self.first, self.last, self.queue)
+                         self.first, self.last, self.queue, self.door.outside)
 
 
 def serve(chats: Iterable, cap: int, share: int | None = None,
