@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from kvlesson.arguments import positive, whole
 from kvlesson.lesson.charts import BLUE, GREY, VERMILION
 from kvlesson.lesson.explorers import Explorer, slider
+from kvlesson.memory.units import counted
 from kvlesson.serving.arrivals import poisson_arrivals
 from kvlesson.serving.chats import Chat, as_chats, lesson_chats
 from kvlesson.serving.fast_engine import serve_fast
@@ -47,11 +48,11 @@ class TrafficView:
     def caption(self) -> str:
         r = self.report
         budget = "no budget" if self.budget is None else f"a budget of {self.budget:,} tokens"
-        return (f"**{self.rate:g} chats a second, cap {self.cap}, {budget}:** time to first "
+        return (f"**{counted(self.rate, 'chat')} a second, cap {self.cap}, {budget}:** time to first "
                 f"token p50 {r.ttft.p50:.2f} s, p95 {r.ttft.p95:.2f} s, p99 {r.ttft.p99:.2f} s; "
                 f"TPOT p95 {r.tpot.p95 * 1000:.1f} ms; every gap between tokens (ITL) p99 "
                 f"{r.itl.p99 * 1000:.1f} ms, worst {r.itl.worst * 1000:.0f} ms; "
-                f"{r.tokens_per_s:,.0f} tokens/s; at most {r.most_waiting} waiting; {r.pauses} pauses.")
+                f"{r.tokens_per_s:,.0f} tokens/s; at most {r.most_waiting} waiting; {counted(r.pauses, 'pause')}.")
 
 
 def traffic_view(chats: list[Chat], rate: float, budget: int | None, cap: int,

@@ -19,6 +19,7 @@ from kvlesson.arguments import flag, of_type, one_of, positive, whole
 from kvlesson.memory.floor import (BLOCK_TOKENS, RESERVE_BYTES, ServerWontStart, blocks_for,
                                    check_starts, memory_parts)
 from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.memory.units import counted
 from kvlesson.serving.arrivals import Request, as_requests
 from kvlesson.serving.chats import Chat
 
@@ -141,6 +142,12 @@ def accepted(setup: Setup, chats: list[Chat]) -> list[int]:
         ceiling = f"{setup.longest:,} tokens" if setup.longest else f"the pool of {setup.blocks:,} blocks"
         raise ValueError(f"every chat passes the ceiling ({ceiling}); nothing to serve")
     return ids
+
+
+def past_the_ceiling(refused: int) -> str:
+    """How many chats the ceiling turns away, as a sentence starts: '1 chat passes the
+    ceiling', '3 chats pass the ceiling'."""
+    return f"{counted(refused, 'chat')} {'passes' if refused == 1 else 'pass'} the ceiling"
 
 
 def start(chats: Iterable, cap: int, share: int | None, longest: int | None, reserved: bool,
