@@ -150,22 +150,22 @@ def tp_numbers() -> dict[str, Figure]:
     four = startup(H100_80GB, LLAMA_33_70B, VLLM_SHARE, FULL_LENGTH, tp=4)
     return {
         "tp2_budget": Figure(bf16.all_budget_bytes, quote.gb(bf16.all_budget_bytes),
-                             "70B, TP=2: budget on both GPUs"),
+                             "70B, TP=2: budget, in all (both GPUs)"),
         "tp2_weights": Figure(LLAMA_33_70B.weights_bytes, quote.gb(LLAMA_33_70B.weights_bytes),
-                              "70B, TP=2: weights, BF16"),
-        "tp2_pool": Figure(bf16.all_pool_bytes, quote.gb(bf16.all_pool_bytes, 2), "70B, TP=2: KV pool"),
+                              "70B, TP=2: weights, BF16, in all (both GPUs)"),
+        "tp2_pool": Figure(bf16.all_pool_bytes, quote.gb(bf16.all_pool_bytes, 2), "70B, TP=2: KV pool, in all (both GPUs)"),
         "tp2_needed": Figure(bf16.all_needed_bytes, gib(bf16.all_needed_bytes, 0),
-                             f"70B, TP=2: one request of {FULL_LENGTH:,} needs"),
+                             f"70B, TP=2: one request of {FULL_LENGTH:,} needs, in all (both GPUs)"),
         "tp2_starts": Figure(bf16.starts, _starts(bf16.starts), "70B, TP=2: the start-up check"),
         "tp2_auto_len": Figure(auto.longest, quote.count(auto.longest),
                                "70B, TP=2: what max_model_len=-1 finds"),
         "tp2_95_pool": Figure(higher.all_pool_bytes, quote.gb(higher.all_pool_bytes),
-                              "70B, TP=2 at 0.95: KV pool"),
+                              "70B, TP=2 at 0.95: KV pool, in all (both GPUs)"),
         "tp2_95_tokens": Figure(higher.longest_that_fits, quote.count(higher.longest_that_fits),
                                 "70B, TP=2 at 0.95: the longest request that fits"),
         "tp2_95_starts": Figure(higher.starts, _starts(higher.starts), "70B, TP=2 at 0.95: the check"),
         "tp2_fp8_pool": Figure(fp8.all_pool_bytes, quote.gb(fp8.all_pool_bytes),
-                               "70B FP8 weights, TP=2: KV pool"),
+                               "70B FP8 weights, TP=2: KV pool, in all (both GPUs)"),
         "tp2_fp8_tokens": Figure(fp8.tokens, quote.count(fp8.tokens), "70B FP8 weights, TP=2: tokens"),
         "tp2_fp8_concurrency": Figure(fp8.concurrency, f"{fp8.concurrency:.2f}",
                                       f"70B FP8 weights, TP=2: requests of {FULL_LENGTH:,}"),
@@ -250,19 +250,20 @@ def walk(launch: Startup) -> Say:
     """A launch, step by step in vLLM 0.33's order, per GPU, with its numbers."""
     p, tp = launch.parts, launch.tp
     split = f" (1/{tp} of {quote.gb(p.model.weights_bytes, 2)})" if tp > 1 else ""
+    each = " on each GPU" if tp > 1 else ""  # with several GPUs, say whose memory it is
     check = (f"passes: the pool holds {launch.concurrency:.2f} of them, as the log will say."
              if launch.starts else f"fails: {launch.error()}")
     return Say("\n".join([
-        f"1. **Snapshot.** {p.gpu.name}: {quote.gb(p.gpu_bytes)} in all, the total "
-        f"cudaMemGetInfo reports; the budget is {p.share}% of that, {quote.gb(p.allowed_bytes)}, "
-        f"whatever is free.",
+        f"1. **Snapshot.** {p.gpu.name}: {quote.gb(p.gpu_bytes)} of memory{each}, the total "
+        f"cudaMemGetInfo reports; the budget is {p.share}% of that, {quote.gb(p.allowed_bytes)}"
+        f"{each}, whatever is free.",
         f"2. **Load the weights.** {p.model.name}: {quote.gb(p.weights_bytes, 2)} on each GPU{split}.",
-        f"3. **Profile.** Activations, CUDA graphs and workspace: {quote.gb(p.reserve_bytes)} "
-        f"(assumed here; vLLM measures it).",
-        f"4. **Subtract.** KV pool = {quote.gb(p.allowed_bytes)} - {quote.gb(p.weights_bytes, 2)} - "
+        f"3. **Profile.** Activations, CUDA graphs and workspace: {quote.gb(p.reserve_bytes)}"
+        f"{each} (assumed here; vLLM measures it).",
+        f"4. **Subtract.** KV pool{each} = {quote.gb(p.allowed_bytes)} - {quote.gb(p.weights_bytes, 2)} - "
         f"{quote.gb(p.reserve_bytes)} = {quote.gb(p.pool_bytes, 2)} ({gib(max(p.pool_bytes, 0))}), "
         f"{quote.count(p.blocks)} blocks of 16 tokens.",
         f"5. **Check.** One block is held back (the null block, since vLLM {NULL_BLOCK_SINCE}); "
         f"one request of max_model_len = {launch.longest:,} tokens needs "
-        f"{gib(launch.needed_bytes)}; the check {check}",
+        f"{gib(launch.needed_bytes)}{each}; the check {check}",
     ]))
