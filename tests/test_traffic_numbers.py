@@ -25,6 +25,7 @@ QUOTED = {
     "old_open_pauses": "1,218", "old_open_p95": "397 s", "old_cap2_p95": "81 s",
     "now_open_pauses": "2", "now_open_p95": "29 s", "now_cap2_p95": "81 s",
     "now_cap2_worse": "2.8 times",
+    "old_cap6_refusals": "6,979", "old_cap6_pauses": "1,377", "old_cap6_p95": "433 s",
     "long_open_pauses": "134", "long_open_rebuilt": "775,369", "long_open_p95": "750 s",
     "long_open_rate": "479 tokens/s", "long_cap4_pauses": "0", "long_cap4_p95": "1,619 s",
     "long_cap4_rate": "352 tokens/s",

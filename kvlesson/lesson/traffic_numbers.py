@@ -18,7 +18,7 @@ import pandas as pd
 
 from kvlesson.lesson import quote
 from kvlesson.lesson.quote import Figure
-from kvlesson.memory.floor import blocks_for
+from kvlesson.memory.floor import BLOCK_TOKENS, blocks_for
 from kvlesson.memory.specs import GPU, H100_80GB
 from kvlesson.memory.vllm_defaults import VLLM_RELEASE, WHOLE_PROMPT_SINCE, v1_defaults
 from kvlesson.serving.arrivals import Request, agents
@@ -34,12 +34,28 @@ SERVER_CAP = 256  # max_num_seqs: vLLM's default on such a card
 PROXY_CAPS = (None, 6, 4, 2)  # the proxy's admission caps tried (None: no proxy)
 LONG_REPLY_CAPS = (None, 8, 4)
 AGENTS_SEED = 4
+# A page of prose, in tokens: about 375 words at OpenAI's rule of thumb of 0.75 words a
+# token (help.openai.com, "What are tokens and how to count them?").
+TOKENS_PER_PAGE = 500
+
+
+def pages(tokens: int) -> int:
+    """About how many pages of prose `tokens` tokens are (Bob's document in section 2)."""
+    return round(tokens / TOKENS_PER_PAGE)
 
 
 def rig() -> dict:
     """The rig's server: a pool of 2.5 requests of 32,000 tokens, a 2,048-token budget."""
     return dict(longest=RIG_LONGEST, blocks=int(RIG_POOL * blocks_for(RIG_LONGEST)),
                 budget=RIG_BUDGET)
+
+
+def rig_summary() -> str:
+    """The rig of section 4 in one line, with the numbers its text quotes."""
+    server = rig()
+    full = server["blocks"] * BLOCK_TOKENS / RIG_LONGEST
+    return (f"The pool: {server['blocks']:,} blocks, {full:.2f} requests of {RIG_LONGEST:,} tokens; "
+            f"a budget of {RIG_BUDGET:,} tokens a step; a cap of {SERVER_CAP} requests.")
 
 
 def six_agents() -> list[Request]:
@@ -95,7 +111,7 @@ def _run(runs: list[ProxyRun], rule: str, cap: int | None) -> ServeResult:
 
 def proxy_numbers(runs: list[ProxyRun]) -> dict[str, Figure]:
     """The figures section 4 quotes about the six agents: pauses and p95 TTFT with no proxy
-    and with a cap of two, under each rule."""
+    and with a cap of two, under each rule, and the old rule's cap of six."""
     figures = {}
     for rule, key in ((FIRST_CHUNK, "old"), (WHOLE_PROMPT, "now")):
         for cap, name in ((None, "open"), (2, "cap2")):
@@ -105,6 +121,13 @@ def proxy_numbers(runs: list[ProxyRun]) -> dict[str, Figure]:
                                                      f"{rule}, proxy {cap or 'none'}: pauses")
             figures[f"{key}_{name}_p95"] = Figure(p95, f"{p95:,.0f} s",
                                                   f"{rule}, proxy {cap or 'none'}: p95 TTFT")
+    loose = _run(runs, FIRST_CHUNK, 6)  # a cap above what the pool holds
+    figures["old_cap6_refusals"] = Figure(loose.proxy_refusals, quote.count(loose.proxy_refusals),
+                                          f"{FIRST_CHUNK}, proxy 6: 503s")
+    figures["old_cap6_pauses"] = Figure(loose.pauses, quote.count(loose.pauses),
+                                        f"{FIRST_CHUNK}, proxy 6: pauses")
+    p95 = latency(loose).ttft.p95
+    figures["old_cap6_p95"] = Figure(p95, f"{p95:,.0f} s", f"{FIRST_CHUNK}, proxy 6: p95 TTFT")
     worse = figures["now_cap2_p95"].value / figures["now_open_p95"].value
     figures["now_cap2_worse"] = Figure(worse, f"{worse:.1f} times",
                                        f"{WHOLE_PROMPT}: p95 TTFT with a cap of 2, over none")
