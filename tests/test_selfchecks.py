@@ -143,6 +143,38 @@ HAND = {
     ],
 }
 HAND.update({
+    "ex5_3_tests": [
+        ("the card in GiB", "def starts_on_h100(model, tp, share, longest=131_072):\n"
+         "    per_token = 2 * model.layers * max(1, model.kv_heads // tp) * model.head_size * "
+         "model.bytes_per_number\n    pool = share / 100 * 80 * 2**30 - model.weights_bytes / tp "
+         "- 3e9\n    blocks = max(0, int(pool // (16 * per_token)))\n"
+         "    return blocks - 1 >= -(-longest // 16)", None),
+        ("no reserve", "def starts_on_h100(model, tp, share, longest=131_072):\n"
+         "    per_token = 2 * model.layers * max(1, model.kv_heads // tp) * model.head_size * "
+         "model.bytes_per_number\n    pool = share / 100 * kv.H100_80GB.total_bytes - "
+         "model.weights_bytes / tp\n    blocks = max(0, int(pool // (16 * per_token)))\n"
+         "    return blocks - 1 >= -(-longest // 16)", None),
+        ("GiB card and no reserve", "def starts_on_h100(model, tp, share, longest=131_072):\n"
+         "    per_token = 2 * model.layers * max(1, model.kv_heads // tp) * model.head_size * "
+         "model.bytes_per_number\n    pool = share / 100 * 80 * 2**30 - model.weights_bytes / tp"
+         "\n    blocks = max(0, int(pool // (16 * per_token)))\n"
+         "    return blocks - 1 >= -(-longest // 16)", None),
+        ("strictly more, rounded down", "def starts_on_h100(model, tp, share, longest=131_072):\n"
+         "    per_token = 2 * model.layers * max(1, model.kv_heads // tp) * model.head_size * "
+         "model.bytes_per_number\n    pool = share / 100 * kv.H100_80GB.total_bytes - "
+         "model.weights_bytes / tp - 3e9\n    blocks = max(0, int(pool // (16 * per_token)))\n"
+         "    return blocks > longest // 16", None),
+    ],
+    "ex5_5_tests": [
+        ("no padding", "def slot_context(ctx_size, parallel):\n    return -(-ctx_size // parallel)",
+         None),
+        ("rounded", "def slot_context(ctx_size, parallel):\n    return round(ctx_size / parallel)",
+         None),
+    ],
+    "ex5_6_tests": [
+        ("the default share", "def share_per_server(servers, total=0.9):\n    return 0.9 / servers",
+         None),
+    ],
     "ex6_1_tests": [
         ("not sorted", "import math\ndef nearest_rank(values, p):\n    return values[math.ceil(p / "
          "100 * len(values)) - 1]", None),

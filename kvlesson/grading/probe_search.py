@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kvlesson.grading import mistakes
+from kvlesson.grading.shown_numbers import gives_away
 
 KINDS = ("count", "count_or_none", "number", "yes_no")  # selfcheck's probe makers
 SIDES = ("verify", "record")  # the self-check, the hidden test
@@ -166,12 +167,13 @@ class Choice:
 
 
 def choose(cell: Probes, inputs: list[dict], wrong: list[list[str | None]],
-           words: list[str] | None = None) -> Choice:
+           words: list[str] | None = None, shown: set[float] = frozenset()) -> Choice:
     """The inputs to add to each side so that every mistake that is wrong on some input is
     wrong on a visible and on a hidden probe, greedily, the input that catches most first
     (the first in plan order on a tie); then, on the visible side, inputs that tell apart
     mistakes with other `words` which give the same answers on every visible probe (a
-    hint is shown only for answers one mistake gives)."""
+    hint is shown only for answers one mistake gives). No visible input is added whose
+    answer is one of the numbers `shown` above the exercise."""
     caught = [{m for m, answers in enumerate(wrong) if answers[i] != row["right"]}
               for i, row in enumerate(inputs)]
     wrong_somewhere = set().union(*caught) if caught else set()
@@ -188,7 +190,8 @@ def choose(cell: Probes, inputs: list[dict], wrong: list[list[str | None]],
         missed = wrong_somewhere - set().union(*(caught[i] for i in own))
         pool = [i for i, row in enumerate(inputs)
                 if (row["function"], tuple(row["args"])) not in used
-                and row["side"] == side and _same_function(row, cell.side(side))]
+                and row["side"] == side and _same_function(row, cell.side(side))
+                and not (side == "verify" and gives_away(row["right"], shown))]
 
         def take(best: int) -> None:
             added[side].append(inputs[best])
@@ -270,14 +273,14 @@ def _line_offsets(source: str) -> list[int]:
     return starts
 
 
-def searched(kernel, source: str, right: str, scratch: Path,
-             where: str) -> tuple[str, dict[str, str]]:
+def searched(kernel, source: str, right: str, scratch: Path, where: str,
+             shown: set[float] = frozenset()) -> tuple[str, dict[str, str]]:
     """In the build, with the notebook's `kernel` (`kvlesson.grading.stamping`): the test
     cell `source` with the inputs this search adds so that
     every known mistake of the answer `right` fails a visible and a hidden probe (the same
     `source` when its probes already do), and per mistake's code a fingerprint of what it
     gives on every input tried: two mistakes with one fingerprint are one wrong function.
-    Run with the right answer defined."""
+    Run with the right answer defined; `shown`: the numbers the cells above show."""
     cell = Probes.of(source)
     if not cell.found:
         return source, {}
@@ -294,7 +297,7 @@ def searched(kernel, source: str, right: str, scratch: Path,
             words.append(mutant.hint)
             same[mutant.source] = hashlib.sha256(answers.read_bytes()).hexdigest()[:16]
         kernel.must(right)
-    choice = choose(cell, inputs, wrong, words)
+    choice = choose(cell, inputs, wrong, words, shown)
     for side, missed in choice.missed.items():
         for number in sorted(missed):
             print(f"{where}: no input tried catches the mistake {names[number]} on the "

@@ -22,6 +22,7 @@ from pathlib import Path
 import nbformat
 
 from kvlesson.grading import diagnosis, mistakes, probe_search, probes, selfcheck
+from kvlesson.grading.shown_numbers import cell_text, numbers_in
 
 TIMEOUT = 300  # seconds for one cell; the slowest cell of the course takes a few
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
@@ -154,7 +155,7 @@ class _Kernel:
 
 
 def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
-                     where: str) -> tuple[list[dict], list[dict], str]:
+                     where: str, shown: set[float]) -> tuple[list[dict], list[dict], str]:
     """Run test cell `index` in stamp mode, then the known mistakes of `answer`; the
     cell's entries, what each known mistake gave, and its stamped source."""
     cell = nb.cells[index]
@@ -162,7 +163,7 @@ def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
     same: dict[str, str] = {}
     if right:
         cell.source, same = probe_search.searched(kernel, cell.source, right, stamp_file.parent,
-                                                  where)
+                                                  where, shown)
     stamp_file.write_text("")
     kernel.must("from kvlesson.grading import selfcheck as _kvlesson_selfcheck\n"
                 "_kvlesson_selfcheck.start_cell()")
@@ -197,16 +198,20 @@ def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str) 
         os.environ[selfcheck.STAMP_FILE] = str(stamp_file)  # the kernel inherits it
         try:
             with client.setup_kernel():
-                kernel, answer = _Kernel(client), None
+                kernel, answer, shown = _Kernel(client), None, set()
                 for index, cell in enumerate(nb.cells):
                     if is_answer_cell(cell):
                         answer = cell
                     if not is_test_cell(cell):
-                        kernel.run(cell, index)
+                        if cell.cell_type == "code":
+                            kernel.run(cell, index)
+                        if not is_answer_cell(cell):  # released without solution or output
+                            shown |= numbers_in(cell_text(cell))  # what a reader sees above
                         continue
                     grade_id = nbgrader_meta(cell)["grade_id"]
                     entries, wrong, cell.source = _stamp_test_cell(
-                        kernel, nb, index, answer, stamp_file, f"{assignment}/{grade_id}")
+                        kernel, nb, index, answer, stamp_file, f"{assignment}/{grade_id}",
+                        shown)
                     [hidden] = [e for e in entries if e["role"] == "record"]
                     if hidden["grade_id"] != grade_id:
                         raise ValueError(f"record({hidden['grade_id']!r}) in cell {grade_id}")
