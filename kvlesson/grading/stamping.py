@@ -155,13 +155,15 @@ class _Kernel:
 
 
 def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
-                     where: str, shown: set[float]) -> tuple[list[dict], list[dict], str]:
-    """Run test cell `index` in stamp mode, then the known mistakes of `answer`; the
-    cell's entries, what each known mistake gave, and its stamped source."""
+                     where: str, shown: set[float] | None
+                     ) -> tuple[list[dict], list[dict], str]:
+    """Run test cell `index` in stamp mode (after the probe search, unless `shown`, the
+    numbers shown above it, is None), then the known mistakes of `answer`; the cell's
+    entries, what each known mistake gave, and its stamped source."""
     cell = nb.cells[index]
     right = answer_code(answer.source) if answer is not None else ""
     same: dict[str, str] = {}
-    if right:
+    if right and shown is not None:
         cell.source, same = probe_search.searched(kernel, cell.source, right, stamp_file.parent,
                                                   where, shown)
     stamp_file.write_text("")
@@ -169,8 +171,8 @@ def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
                 "_kvlesson_selfcheck.start_cell()")
     kernel.run(cell, index)
     if right:
-        shown = probe_search.examples(right, probe_search.Probes.of(cell.source))
-        for mutant in mistakes.mutants(right, examples=shown):
+        copied = probe_search.examples(right, probe_search.Probes.of(cell.source))
+        for mutant in mistakes.mutants(right, examples=copied):
             if kernel.quietly(mutant.source):
                 kernel.must(f"_kvlesson_selfcheck.wrong_values({mutant.mistake!r}, "
                             f"{mutant.hint!r}, {same.get(mutant.source, '')!r})")
@@ -184,9 +186,11 @@ def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
     return entries, wrong, with_stamps(cell.source, stamps)
 
 
-def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str) -> dict:
-    """Execute `nb` in `folder` top to bottom, stamping its test cells in place; the
-    assignment's key: {"assignment", "setting", "exercises": {grade_id: ...}}."""
+def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str,
+                      search: bool = True) -> dict:
+    """Execute `nb` in `folder` top to bottom, stamping its test cells in place (after
+    the probe search, with `search`); the assignment's key: {"assignment", "setting",
+    "exercises": {grade_id: ...}}."""
     from nbclient import NotebookClient
 
     client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", record_timing=False,
@@ -211,7 +215,7 @@ def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str) 
                     grade_id = nbgrader_meta(cell)["grade_id"]
                     entries, wrong, cell.source = _stamp_test_cell(
                         kernel, nb, index, answer, stamp_file, f"{assignment}/{grade_id}",
-                        shown)
+                        shown if search else None)
                     [hidden] = [e for e in entries if e["role"] == "record"]
                     if hidden["grade_id"] != grade_id:
                         raise ValueError(f"record({hidden['grade_id']!r}) in cell {grade_id}")
