@@ -11,13 +11,12 @@ the expected answer.
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from kvlesson.grading import course_build, stamping
+from kvlesson.grading import course_build, stamp_places, stamping
 from kvlesson.grading.shown_numbers import cell_text, numbers_in
 from kvlesson.grading.selfcheck import digest
 
@@ -30,11 +29,11 @@ KINDS = {"count": "count", "count_or_none": "count", "number": "number"}
 KNOWN: dict[str, list[str]] = {}
 
 
-def visible_probes(source: str) -> list[tuple[str, str, int, dict]]:
+def visible_probes(source: str, stamps: dict) -> list[tuple[str, str, int, dict]]:
     """The probes of a test cell's stamped `verify` call: (label, kind, places, stamp)."""
     found = []
-    for call in stamping.stamp_calls(source):
-        stamp = json.loads(next(k.value.value for k in call.keywords if k.arg == "stamp"))
+    for call in stamp_places.stamp_calls(source):
+        stamp = stamps[next(k.value.value for k in call.keywords if k.arg == "stamp")]
         probes = call.args[0].elts if isinstance(call.args[0], ast.List) else []
         for node, expect in zip(probes, stamp["probes"], strict=True):
             kind = node.func.attr
@@ -45,10 +44,10 @@ def visible_probes(source: str) -> list[tuple[str, str, int, dict]]:
 
 def shown_answers(nb) -> list[str]:
     """Each visible probe whose expected answer a number above its answer cell gives away."""
-    leaks, above = [], set()
+    leaks, above, stamps = [], set(), stamp_places.stamps_of(nb)
     for cell in nb.cells:
         if stamping.is_answer_cell(cell) or stamping.is_test_cell(cell):
-            for label, kind, places, expect in visible_probes(cell.source):
+            for label, kind, places, expect in visible_probes(cell.source, stamps):
                 if kind not in KINDS:
                     continue
                 for value in sorted(above):

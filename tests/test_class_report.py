@@ -19,7 +19,6 @@ docs/images/class_report.png, the guide's picture of the report.
 
 from __future__ import annotations
 
-import ast
 import contextlib
 import csv
 import io
@@ -42,7 +41,7 @@ from test_nbgrader_flow import (account_env, edit_notebook, instructor_solutions
                                 set_cell_timeout)
 
 from kvlesson.grading import (class_report, course_build, diagnosis, grade_class, mistakes,
-                              stamping)
+                              stamp_places)
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = {"01_floor_plan": "floor_plan", "02_ceiling": "ceiling"}
@@ -367,9 +366,9 @@ def self_check_hints(release, exercise: str) -> set[str]:
     """The hints the released self-check of `exercise` can give (its stamps hold them)."""
     [cell] = [c for c in release.cells
               if c.metadata.get("nbgrader", {}).get("grade_id") == exercise]
-    stamps = [ast.literal_eval(next(k.value for k in call.keywords if k.arg == "stamp"))
-              for call in stamping.stamp_calls(cell.source)]
-    return {hint["words"] for stamp in stamps for hint in json.loads(stamp)["hints"]}
+    stamps = stamp_places.stamps_of(release)
+    return {hint["words"] for name in stamp_places.stamp_names(cell.source)
+            for hint in stamps[name]["hints"]}
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

@@ -20,7 +20,7 @@ import pytest
 from nbclient import NotebookClient
 from nbgrader.validator import Validator
 
-from kvlesson.grading import course_build, marking, released_cells, stamping
+from kvlesson.grading import course_build, marking, released_cells, stamp_places, stamping
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTIONS = course_build.notebook_paths(ROOT / "solutions")
@@ -136,7 +136,9 @@ def test_each_test_cell_records_first_then_verifies_with_stamps(path):
     """The convention of docs/self-checks.md: hidden `selfcheck.record` of the cell's own
     grade id first, with no stamp, then the visible `selfcheck.verify`, its stamp filled by
     the build, and no expected value written in clear (no assert, no comparison)."""
-    for cell in read(path).cells:
+    nb = read(path)
+    stamps = stamp_places.stamps_of(nb)
+    for cell in nb.cells:
         meta = nbgrader_meta(cell)
         if not meta.get("grade") or meta.get("solution"):
             continue
@@ -148,6 +150,8 @@ def test_each_test_cell_records_first_then_verifies_with_stamps(path):
         assert cell.source.index("BEGIN HIDDEN") < cell.source.index("selfcheck.verify(")
         assert visible.count("selfcheck.verify(") == 1, meta["grade_id"]
         assert 'stamp=""' not in cell.source, f"{meta['grade_id']}: run the build to stamp it"
+        for name in stamp_places.stamp_names(cell.source):  # named, loaded by the setup cell
+            assert name in stamps and set(stamps[name]) == {"setting", "probes", "hints"}, name
         # the hidden test carries no hash: nothing in the grading kernel reveals an answer
         assert "stamp=" not in hidden and "hash" not in hidden, meta["grade_id"]
         assert "assert " not in cell.source and "==" not in cell.source, meta["grade_id"]

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from kvlesson.grading import mistakes
 from kvlesson.grading.shown_numbers import gives_away
+from kvlesson.grading.stamp_places import line_offsets
 
 KINDS = ("count", "count_or_none", "number", "yes_no")  # selfcheck's probe makers
 SIDES = ("verify", "record")  # the self-check, the hidden test
@@ -238,7 +239,7 @@ def rewrite(cell: Probes, added: dict[str, list]) -> str:
     """The test cell with the added inputs at the end of their side's list of probes."""
     source = cell.source
     edits: list[tuple[int, str]] = []
-    offsets = _line_offsets(source)
+    offsets = line_offsets(source)
     for call in _side_calls(source):
         side = call.func.attr
         listed = call.args[1] if side == "record" else call.args[0]
@@ -264,13 +265,6 @@ def _fits(row: dict, listed: ast.AST) -> bool:
     if isinstance(listed, ast.ListComp):
         return bool(row["loop"]) and row["loop"] == listed.generators[0].target.id
     return not row["loop"] and isinstance(listed, ast.List)
-
-
-def _line_offsets(source: str) -> list[int]:
-    starts = [0]
-    for line in source.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line.encode()))
-    return starts
 
 
 def searched(kernel, source: str, right: str, scratch: Path, where: str,

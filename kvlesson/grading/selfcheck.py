@@ -27,8 +27,8 @@ from kvlesson.grading.probes import (NotYet, Probe, WrongKind, answer_text, assi
                                      count_or_none, encode, error_of, mentioned, normal, number,
                                      yes_no)
 
-__all__ = ["NotYet", "Probe", "WrongKind", "count", "count_or_none", "number", "record",
-           "verify", "yes_no"]
+__all__ = ["NotYet", "Probe", "WrongKind", "answers", "count", "count_or_none", "number",
+           "record", "verify", "yes_no"]
 
 PARAMETERS = ("GPU", "MODEL", "SHARE", "LONGEST", "CAP")  # each notebook's parameters cell
 RECORD_PREFIX = "KVLESSON-MARK "
@@ -147,7 +147,7 @@ def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = 
                                                "forbidden": list(forbidden)})
         print("Self-check passed.")
         return
-    made = json.loads(stamp)
+    made = _stamp(stamp)
     problem = _setting_problem(made["setting"], setting_of(names))
     if problem:
         raise NotYet(problem)
@@ -211,6 +211,27 @@ def _wrong_message(probe: Probe, value: object, hint: str | None, decides: str |
     return (f"Not yet: {probe.label} is not the expected {probe.unit or 'answer'}. Check the "
             f"units and the rounding the question asks for, then run your answer cell and "
             f"this one again.")
+
+
+_ANSWERS: dict[str, dict] = {}  # the notebook's stamps, loaded by its setup cell
+
+
+def answers(stamps: str) -> None:
+    """The setup cell's line: load the notebook's stamps (the build writes them there, as
+    JSON: a salt and salted hashes per probe, never an answer)."""
+    _ANSWERS.clear()
+    _ANSWERS.update(json.loads(stamps))
+
+
+def _stamp(stamp: str) -> dict:
+    """A verify call's stamp: the one the setup cell loaded under that name, or the stamp
+    itself when it is written out (JSON)."""
+    if stamp.startswith("{"):
+        return json.loads(stamp)
+    if stamp not in _ANSWERS:
+        raise NotYet("Not yet: this self-check's answers are loaded by the notebook's first "
+                     "code cell (the one that imports kvlesson): run it, then this cell again.")
+    return _ANSWERS[stamp]
 
 
 def _traced(probe: Probe, codes: dict, calls: list[str], test: str) -> dict:

@@ -23,6 +23,7 @@ import nbformat
 
 from kvlesson.grading import diagnosis, mistakes, probe_search, probes, selfcheck
 from kvlesson.grading.shown_numbers import cell_text, numbers_in
+from kvlesson.grading.stamp_places import load_answers, stamp_key, with_stamps
 
 TIMEOUT = 300  # seconds for one cell; the slowest cell of the course takes a few
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
@@ -50,33 +51,6 @@ def answer_code(source: str) -> str:
 def salt_for(*parts: object) -> str:
     """A salt per probe, the same at every build of the same setting (stable diffs)."""
     return hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()[:16]
-
-
-def stamp_calls(source: str) -> list[ast.Call]:
-    """The `selfcheck.verify(..., stamp=...)` calls of a test cell, in order: the only ones
-    that carry hashes (a hidden test's `record` carries none)."""
-    calls = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
-             and isinstance(node.func, ast.Attribute) and node.func.attr == "verify"
-             and any(k.arg == "stamp" for k in node.keywords)]
-    return sorted(calls, key=lambda node: (node.lineno, node.col_offset))
-
-
-def with_stamps(source: str, stamps: list[str]) -> str:
-    """`source` with the value of each `stamp=` argument replaced, in order."""
-    calls = stamp_calls(source)
-    if len(calls) != len(stamps):
-        raise ValueError(f"{len(calls)} stamp= arguments for {len(stamps)} stamps in:\n{source}")
-    lines = source.splitlines(keepends=True)
-    starts = [0]
-    for line in lines:
-        starts.append(starts[-1] + len(line.encode()))
-    data = source.encode()
-    for call, stamp in reversed(list(zip(calls, stamps))):
-        value = next(k.value for k in call.keywords if k.arg == "stamp")
-        begin = starts[value.lineno - 1] + value.col_offset
-        end = starts[value.end_lineno - 1] + value.end_col_offset
-        data = data[:begin] + repr(stamp).encode() + data[end:]
-    return data.decode()
 
 
 def make_stamp(entry: dict, wrong: list[dict], index: int, where: str) -> str:
@@ -155,11 +129,12 @@ class _Kernel:
 
 
 def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
-                     where: str, shown: set[float] | None
+                     where: str, shown: set[float] | None, answers: dict[str, str]
                      ) -> tuple[list[dict], list[dict], str]:
     """Run test cell `index` in stamp mode (after the probe search, unless `shown`, the
     numbers shown above it, is None), then the known mistakes of `answer`; the cell's
-    entries, what each known mistake gave, and its stamped source."""
+    entries, what each known mistake gave, and its source with each verify's `stamp=` its
+    key in `answers`, where its stamp goes."""
     cell = nb.cells[index]
     right = answer_code(answer.source) if answer is not None else ""
     same: dict[str, str] = {}
@@ -183,7 +158,9 @@ def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
                    key=lambda row: list(mistakes.MISTAKES).index(row["mistake"]))
     stamps = [make_stamp(entry, wrong, number, where) for number, entry in enumerate(entries)
               if entry["role"] == "verify"]
-    return entries, wrong, with_stamps(cell.source, stamps)
+    keys = [stamp_key(where, n) for n in range(len(stamps))]
+    answers.update(zip(keys, stamps))
+    return entries, wrong, with_stamps(cell.source, keys)
 
 
 def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str,
@@ -202,7 +179,7 @@ def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str,
         os.environ[selfcheck.STAMP_FILE] = str(stamp_file)  # the kernel inherits it
         try:
             with client.setup_kernel():
-                kernel, answer, shown = _Kernel(client), None, set()
+                kernel, answer, shown, answers = _Kernel(client), None, set(), {}
                 for index, cell in enumerate(nb.cells):
                     if is_answer_cell(cell):
                         answer = cell
@@ -215,7 +192,7 @@ def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str,
                     grade_id = nbgrader_meta(cell)["grade_id"]
                     entries, wrong, cell.source = _stamp_test_cell(
                         kernel, nb, index, answer, stamp_file, f"{assignment}/{grade_id}",
-                        shown if search else None)
+                        shown if search else None, answers)
                     [hidden] = [e for e in entries if e["role"] == "record"]
                     if hidden["grade_id"] != grade_id:
                         raise ValueError(f"record({hidden['grade_id']!r}) in cell {grade_id}")
@@ -223,6 +200,8 @@ def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str,
                     key["setting"] = hidden["setting"]
                     key["exercises"][grade_id] = key_entry(
                         hidden, nbgrader_meta(cell)["points"], _known(entries, wrong, hidden))
+                if answers:
+                    load_answers(nb, answers)
         finally:
             if previous is None:
                 os.environ.pop(selfcheck.STAMP_FILE, None)

@@ -15,7 +15,7 @@ import dataclasses
 from kvlesson.lesson import quote
 from kvlesson.lesson.quote import Figure
 from kvlesson.memory import rig_measurements as rig
-from kvlesson.memory.other_servers import (LLAMA_CPP_AUTO_SLOTS, cache_budgets, llama_cpp_context,
+from kvlesson.memory.other_servers import (cache_budgets, llama_cpp_context,
                                            share_each)
 from kvlesson.memory.specs import (A100_80GB, GIB, H100_80GB, LLAMA_31_8B, LLAMA_33_70B,
                                    QWEN25_7B)
