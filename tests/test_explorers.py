@@ -179,11 +179,11 @@ def test_every_text_stays_inside_the_image_and_the_image_is_the_whole_figure(mak
         assert differ < 0.001, f"after {name} = {value}: {differ:.2%} of the pixels differ"
 
 
-def test_the_floor_plan_legend_names_all_four_parts_inside_the_image():
+def test_the_floor_plan_legend_names_all_four_parts_and_the_crossed_out_box_inside_the_image():
     explorer = explorers.FloorExplorer()
     (legend,) = explorer.chart.figure.legends
     assert [t.get_text() for t in legend.get_texts()] == ["weights", "reserve", "cache pool",
-                                                          "unused"]
+                                                          "unused", "over the budget"]
     box = legend.get_window_extent(explorer.chart.figure.canvas.get_renderer())
     assert explorer.chart.figure.bbox.contains(box.x0, box.y0)
     assert explorer.chart.figure.bbox.contains(box.x1, box.y1)
