@@ -295,3 +295,42 @@ def test_the_sweep_table_names_its_comparisons_and_shows_no_nan():
     assert table.loc[128, "wait vs cap before (times)"] == "1.68"
     assert table.loc[1, "tokens/s gain vs cap before (%)"] == ""
     assert "NaN" not in repr(table) and "nan" not in table.to_html()
+
+
+# --- a setting seen before is shown again at once, and exactly as it was computed
+
+@pytest.mark.parametrize("make, control, values", [
+    (explorers.FloorExplorer, "share", [50, 20, 90]),
+    (explorers.SweepExplorer, "share", [60, 30, 90]),
+    (explorers.SweepExplorer, "cap", [8, 128, 32]),
+    (explorers.PauseExplorer, "step", [5, 2, 9]),
+])
+def test_a_setting_seen_before_is_shown_again_without_computing(make, control, values):
+    explorer = make()
+    for value in values:
+        setattr(getattr(explorer, control), "value", value)
+    computed = []
+    compute = explorer.compute
+    explorer.compute = lambda: computed.append(1) or compute()
+    for value in reversed(values):  # back over the same settings
+        setattr(getattr(explorer, control), "value", value)
+        fresh = make()
+        setattr(getattr(fresh, control), "value", value)
+        assert (explorer.caption.value, explorer.image.value) == (fresh.caption.value,
+                                                                  fresh.image.value)
+        # the figure's artists follow what is shown: drawn now, they give the same picture
+        assert explorer.drawing.png() == fresh.image.value
+    assert computed == []
+
+
+def test_an_explorer_keeps_only_its_last_settings(monkeypatch):
+    monkeypatch.setattr(explorers, "KEPT", 10)
+    explorer = explorers.FloorExplorer()
+    for share in range(1, 31):
+        explorer.share.value = share
+    assert list(explorer.shown) == [(share,) for share in range(21, 31)]
+    computed = []
+    compute = explorer.compute
+    explorer.compute = lambda: computed.append(1) or compute()
+    explorer.share.value = 5  # forgotten: computed again
+    assert computed == [1] and "At a 5% share" in caption(explorer)

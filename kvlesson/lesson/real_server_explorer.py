@@ -129,18 +129,19 @@ class RealServerExplorer(Explorer):
                                tooltip="set every control to section 5's launch")
         self.preset.on_click(lambda _: self.launch(TWO_H100))
         self.holding = False
-        controls = [self.preset, self.gpu, self.model, self.config, self.weights, self.cache,
-                    self.tp, self.share, self.longest]
+        controls = [self.gpu, self.model, self.config, self.weights, self.cache, self.tp,
+                    self.share, self.longest]
         super().__init__(controls, PlanBar())
+        self.box.children = (self.preset, *self.box.children)
         self.refresh()
 
-    def launch(self, preset: Launch) -> RealView:
+    def launch(self, preset: Launch) -> None:
         """Set every control to `preset` (weights in BF16, the cache as computed), then redraw once."""
         with self.held():
             self.gpu.value, self.model.value, self.tp.value = preset.gpu, preset.model, preset.tp
             self.share.value, self.longest.value = preset.share, preset.longest
             self.weights.value, self.cache.value = "bf16", "auto"
-        return self.refresh()
+        self.refresh()
 
     @contextmanager
     def held(self) -> Iterator[None]:
@@ -153,15 +154,16 @@ class RealServerExplorer(Explorer):
 
     def _changed(self, change) -> None:
         if not self.holding:
-            self.refresh()
+            super()._changed(change)
 
-    def refresh(self) -> RealView:
+    def compute(self) -> RealView:
         model = self.config.value if self.model.value == PASTED else MODELS[self.model.value]
-        view = real_view(GPUS[self.gpu.value], model, self.tp.value, self.weights.value,
+        return real_view(GPUS[self.gpu.value], model, self.tp.value, self.weights.value,
                          self.cache.value, self.share.value, self.longest.value, self.reserve_bytes)
+
+    def show(self, view: RealView) -> str:
         self.chart.update(view.launch)
-        self.redraw(view.caption)
-        return view
+        return view.caption
 
 
 def preset_name(preset: Launch) -> str:

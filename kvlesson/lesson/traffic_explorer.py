@@ -122,16 +122,13 @@ class TrafficExplorer(Explorer):
         self.cap = slider(w.SelectionSlider, "cap (most chats at once)",
                           options=sorted({c for c in CAPS if 2 <= c <= MOST_CAP} | {cap}),
                           value=cap)
-        view = self.view()
-        super().__init__([self.rate, self.budget, self.cap], TrafficChart(view))
+        super().__init__([self.rate, self.budget, self.cap], TrafficChart(self.compute()))
         self.refresh()
 
-    def view(self) -> TrafficView:
+    def compute(self) -> TrafficView:
         return traffic_view(self.chats, self.rate.value, self.budget.value or None,
                             self.cap.value, **self.settings)
 
-    def refresh(self) -> TrafficView:
-        view = self.view()
+    def show(self, view: TrafficView) -> str:
         self.chart.update(view)
-        self.redraw(view.caption)
-        return view
+        return view.caption
