@@ -29,6 +29,7 @@ import kvlesson.serving.sweep
 from kvlesson.lesson import explorers
 
 LIVE_MS = 100  # a redraw feels instant below this
+explorers.KEPT = 0  # every move computes and draws: a setting seen before is not shown from a keep
 
 
 @dataclass(frozen=True)
