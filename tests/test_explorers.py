@@ -4,6 +4,7 @@ student's move runs, and the caption and the figure must follow it."""
 from __future__ import annotations
 
 import io
+import threading
 
 import numpy as np
 import pytest
@@ -297,7 +298,20 @@ def test_the_sweep_table_names_its_comparisons_and_shows_no_nan():
     assert "NaN" not in repr(table) and "nan" not in table.to_html()
 
 
-# --- a setting seen before is shown again at once, and exactly as it was computed
+# --- a setting seen before is shown again at once, and exactly as it was computed; the next
+# settings along the slider just moved are computed ahead
+
+def computed_here(explorer) -> list:
+    """The views the explorer computes from now on in the kernel's own thread (not ahead)."""
+    calls, compute = [], explorer.lookahead.compute
+
+    def counted(setting):
+        if threading.current_thread() is threading.main_thread():
+            calls.append(setting)
+        return compute(setting)
+    explorer.lookahead.compute = counted
+    return calls
+
 
 @pytest.mark.parametrize("make, control, values", [
     (explorers.FloorExplorer, "share", [50, 20, 90]),
@@ -309,9 +323,7 @@ def test_a_setting_seen_before_is_shown_again_without_computing(make, control, v
     explorer = make()
     for value in values:
         setattr(getattr(explorer, control), "value", value)
-    computed = []
-    compute = explorer.compute
-    explorer.compute = lambda: computed.append(1) or compute()
+    computed = computed_here(explorer)
     for value in reversed(values):  # back over the same settings
         setattr(getattr(explorer, control), "value", value)
         fresh = make()
@@ -329,8 +341,27 @@ def test_an_explorer_keeps_only_its_last_settings(monkeypatch):
     for share in range(1, 31):
         explorer.share.value = share
     assert list(explorer.shown) == [(share,) for share in range(21, 31)]
-    computed = []
-    compute = explorer.compute
-    explorer.compute = lambda: computed.append(1) or compute()
-    explorer.share.value = 5  # forgotten: computed again
-    assert computed == [1] and "At a 5% share" in caption(explorer)
+    computed = computed_here(explorer)
+    explorer.share.value = 5  # forgotten (and not next to 30): computed again
+    assert computed == [(5,)] and "At a 5% share" in caption(explorer)
+
+
+@pytest.mark.parametrize("make, control, first, then", [
+    (explorers.FloorExplorer, "share", 60, 61),
+    (explorers.CeilingExplorer, "longest", 16_000, 32_000),  # a selection slider
+    (explorers.SweepExplorer, "share", 70, 69),
+])
+def test_the_next_setting_along_the_slider_is_computed_ahead(make, control, first, then):
+    explorer = make()
+    getattr(explorer, control).value = first
+    ahead = dict(explorer.lookahead.pending)
+    assert ahead, "nothing computed ahead"
+    for future in ahead.values():
+        future.result(timeout=60)
+    computed = computed_here(explorer)
+    getattr(explorer, control).value = then
+    assert computed == []
+    fresh = make()
+    getattr(fresh, control).value = then
+    assert (explorer.caption.value, explorer.image.value) == (fresh.caption.value,
+                                                              fresh.image.value)

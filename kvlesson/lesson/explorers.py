@@ -21,6 +21,7 @@ import ipywidgets as w
 
 from kvlesson.lesson import charts
 from kvlesson.lesson.blitting import Chart, Redraw
+from kvlesson.lesson.lookahead import Lookahead, next_settings
 from kvlesson.lesson.sentences import (CeilingView, FloorView, PauseView, SweepView, ceiling_view,
                                        floor_view, pause_view, sweep_view)
 from kvlesson.memory.floor import RESERVE_BYTES, ServerWontStart
@@ -64,11 +65,12 @@ class Shown:
 class Explorer:
     """Sliders, a sentence and a figure, stacked; shown by display().
 
-    A subclass computes its view from the controls (`compute`) and puts it on the figure,
-    returning the caption (`show`). What each setting showed is kept, the last KEPT
-    settings: a move back to a setting seen before (a student goes back and forth to
-    compare) puts the kept view back on the figure and shows the kept caption and PNG
-    again, without computing or drawing anything.
+    A subclass computes the view of a setting, the controls' values (`compute`), and puts
+    a view on the figure, returning the caption (`show`). What each setting showed is kept,
+    the last KEPT settings: a move back to a setting seen before (a student goes back and
+    forth to compare) puts the kept view back on the figure and shows the kept caption and
+    PNG again, without computing or drawing anything. The next settings along the slider
+    just moved are computed ahead (see `lookahead`).
     """
 
     def __init__(self, sliders: list[w.Widget], chart: Chart):
@@ -76,6 +78,7 @@ class Explorer:
         self.controls = sliders
         self.drawing = Redraw(chart.figure, chart.moving)
         self.shown: OrderedDict[tuple, Shown] = OrderedDict()
+        self.lookahead = Lookahead(self.compute)
         # shown at its own size (a box would stretch it to its width, and blur it)
         self.image = w.Image(format="png", layout=w.Layout(align_self="flex-start",
                                                            max_width="100%"))
@@ -84,8 +87,9 @@ class Explorer:
         for slider in sliders:
             slider.observe(self._changed, names="value")
 
-    def compute(self) -> Any:
-        """The view of the controls' setting."""
+    def compute(self, setting: tuple) -> Any:
+        """The view of `setting`, the controls' values in order (may run on another thread:
+        it reads no control)."""
         raise NotImplementedError
 
     def show(self, view) -> str:
@@ -101,7 +105,7 @@ class Explorer:
         setting = self.setting()
         kept = self.shown.get(setting)
         if kept is None:
-            view = self.compute()
+            view = self.lookahead.view(setting)
             caption = html_caption(self.show(view))
             kept = Shown(view, caption, self.drawing.png())
             self.shown[setting] = kept
@@ -115,6 +119,8 @@ class Explorer:
 
     def _changed(self, change) -> None:
         self.refresh()
+        self.lookahead.ahead(s for s in next_settings(self.controls, change.owner)
+                             if s not in self.shown)
 
     def _repr_mimebundle_(self, **kwargs):
         # The widget view for a live kernel; a short plain text for a stored
@@ -135,8 +141,9 @@ class FloorExplorer(Explorer):
         super().__init__([self.share], charts.MemoryBar(view.parts))
         self.refresh()
 
-    def compute(self) -> FloorView:
-        return floor_view(self.share.value, **self.settings)
+    def compute(self, setting: tuple) -> FloorView:
+        (share,) = setting
+        return floor_view(share, **self.settings)
 
     def show(self, view: FloorView) -> str:
         self.chart.update(view.parts)
@@ -161,8 +168,9 @@ class CeilingExplorer(Explorer):
                          charts.ChatsThatFit(view.blocks, [view.reserved], top))
         self.refresh()
 
-    def compute(self) -> CeilingView:
-        return ceiling_view(self.share.value, self.longest.value, **self.settings)
+    def compute(self, setting: tuple) -> CeilingView:
+        share, longest = setting
+        return ceiling_view(share, longest, **self.settings)
 
     def show(self, view: CeilingView) -> str:
         self.chart.update(view.blocks, [view.reserved])
@@ -194,10 +202,10 @@ class SweepExplorer(Explorer):
                                             tops=sweep_tops([self.view, largest])))
         self.refresh()
 
-    def compute(self) -> SweepView:
-        if self.share.value != self.view.share:
-            return sweep_view(self.chats, self.share.value, **self.settings)
-        return self.view
+    def compute(self, setting: tuple) -> SweepView:
+        _, share = setting  # the cap only moves the ring: the sweep is the share's
+        shown = self.view
+        return shown if share == shown.share else sweep_view(self.chats, share, **self.settings)
 
     def show(self, view: SweepView) -> str:
         self.view = view
@@ -228,8 +236,9 @@ class PauseExplorer(Explorer):
         super().__init__([self.step], charts.BlockGrid(self.steps, blocks))
         self.refresh()
 
-    def compute(self) -> PauseView:
-        return pause_view(self.steps, self.step.value - 1)
+    def compute(self, setting: tuple) -> PauseView:
+        (step,) = setting
+        return pause_view(self.steps, step - 1)
 
     def show(self, view: PauseView) -> str:
         self.chart.update(self.step.value - 1)

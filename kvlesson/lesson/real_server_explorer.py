@@ -156,10 +156,10 @@ class RealServerExplorer(Explorer):
         if not self.holding:
             super()._changed(change)
 
-    def compute(self) -> RealView:
-        model = self.config.value if self.model.value == PASTED else MODELS[self.model.value]
-        return real_view(GPUS[self.gpu.value], model, self.tp.value, self.weights.value,
-                         self.cache.value, self.share.value, self.longest.value, self.reserve_bytes)
+    def compute(self, setting: tuple) -> RealView:
+        gpu, model, config, weights, cache, tp, share, longest = setting
+        return real_view(GPUS[gpu], config if model == PASTED else MODELS[model], tp, weights,
+                         cache, share, longest, self.reserve_bytes)
 
     def show(self, view: RealView) -> str:
         self.chart.update(view.launch)
