@@ -22,13 +22,16 @@ def drawn(chart):
 
 
 def labels_on_the_box(chart) -> list[str]:
-    """The sizes written on the bar whose drawn box meets the crossed-out box's."""
+    """The texts of the chart (the sizes on the bar, the share line's label, the title) whose
+    drawn box meets the crossed-out box's."""
     renderer = drawn(chart)
     if chart.bar.over.get_width() == 0:
         return []
     box = chart.bar.over.get_window_extent(renderer)
-    return [label.get_text() for label in chart.bar.labels
-            if label.get_text() and label.get_window_extent(renderer).overlaps(box)]
+    texts = [*chart.bar.labels, getattr(chart, "line_label", None), chart.ax.title]
+    return [text.get_text() for text in texts
+            if text is not None and text.get_text().strip()
+            and text.get_window_extent(renderer).overlaps(box)]
 
 
 def over_the_budget_entry(chart):
