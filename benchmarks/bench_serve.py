@@ -6,7 +6,10 @@ Run from the repository root:
     python benchmarks/bench_serve.py --quick    # fewer repeats
 
 1. The lesson's 600 chats at every cap of the sweep (1, 2, ..., 512; 90%,
-   ceiling 8,000), and the whole 10-cap sweep a slider re-runs.
+   ceiling 8,000), and the whole 10-cap sweep a slider re-runs; then the
+   sweep against the plain step loop, MODEL.md's four steps and nothing else
+   (tests/lesson_model.py): the fast engine must stay at least 25 times as
+   fast as that, whatever notebook 6's extensions added to the reference.
 2. 100,000 chats drawn the lesson's way at cap 256 and 90%, and the fast
    engine on 12,500 .. 100,000 of them, to show how its cost grows.
 
@@ -24,10 +27,15 @@ import time
 from pathlib import Path
 from typing import Callable
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, uninstalled
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the repo root, uninstalled
+sys.path.insert(0, str(ROOT / "tests"))  # the plain step loop, lesson_model.py
 
 import kvlesson as kv  # noqa: E402
 from kvlesson.serving.fast_engine import serve_fast  # noqa: E402
+from lesson_model import lesson_serve  # noqa: E402
+
+TARGET = 25  # the fast sweep against the plain step loop: at least this many times as fast
 
 CAPS = [2**k for k in range(10)]  # 1, 2, 4, ..., 512
 SIZES = [12_500, 25_000, 50_000, 100_000]
@@ -70,6 +78,31 @@ def sweep(chats: list[kv.Chat], repeats: int) -> None:
     fast = median_seconds(lambda: [serve_fast(chats, cap) for cap in CAPS], 3 * repeats)
     print(f"{'sweep':>6} {'':>7} {'':>6} {slow * 1e3:>13.2f} {fast * 1e3:>8.3f} "
           f"{slow / fast:>6.0f}  (all 10 caps)")
+    against_plain_loop(chats, repeats)
+
+
+def against_plain_loop(chats: list[kv.Chat], repeats: int) -> None:
+    """The sweep, fast engine against MODEL.md's plain step loop, measured in turns so that
+    a busy machine slows both alike; the ratio is the median of the turns' ratios."""
+    gpu, model = kv.A100_80GB, kv.LLAMA_31_8B
+    pairs = [(chat.prompt, chat.reply) for chat in chats]
+    blocks = kv.memory_parts(90).blocks
+
+    def plain() -> None:
+        for cap in CAPS:
+            lesson_serve(pairs, cap, blocks, 8_000, False, model.params, gpu.peak_flops,
+                         model.weights_bytes, model.bytes_per_token, gpu.bandwidth)
+
+    def fast() -> None:
+        for cap in CAPS:
+            serve_fast(chats, cap)
+
+    turns = [(median_seconds(plain, 1), median_seconds(fast, 5)) for _ in range(repeats)]
+    ratio = statistics.median(slow / quick for slow, quick in turns)
+    print(f"\nThe sweep against the plain step loop (MODEL.md's four steps, tests/lesson_model.py),"
+          f" {repeats} turns:\n  plain loop {statistics.median(t[0] for t in turns) * 1e3:.1f} ms,"
+          f" fast engine {statistics.median(t[1] for t in turns) * 1e3:.2f} ms: {ratio:.1f} times"
+          f" as fast (target: at least {TARGET})")
 
 
 def large(repeats: int) -> None:

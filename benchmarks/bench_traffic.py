@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root, uninstalled
 
 import kvlesson as kv  # noqa: E402
-from kvlesson.serving import capstone as sizing  # noqa: E402
+from kvlesson.serving import capstone  # noqa: E402
 from kvlesson.lesson import explorers, lookahead  # noqa: E402
 from kvlesson.lesson.traffic_explorer import TrafficExplorer  # noqa: E402
 
@@ -55,9 +55,9 @@ def against_reference(repeats: int) -> None:
         "300 chats, 2/s, budget 512": (day, dict(cap=64, budget=512)),
         "  + prefix caching, proxy 32": (day, dict(cap=64, budget=512, prefix_caching=True,
                                                    admission=32)),
-        "office day (3090), caching": (sizing.office(1), dict(cap=64, share=95, longest=16_000,
+        "office day (3090), caching": (capstone.office(1), dict(cap=64, share=95, longest=16_000,
                                                              budget=1_024, prefix_caching=True,
-                                                             **sizing.HARDWARE)),
+                                                             **capstone.HARDWARE)),
     }
     print(f"\nReference against fast engine (median of {repeats})")
     print(f"{'case':<30} {'steps':>7} {'reference ms':>13} {'fast ms':>8} {'ratio':>6}  same")

@@ -60,3 +60,13 @@ def of_type(name: str, value: object, kind: type) -> object:
     if not isinstance(value, kind):
         raise TypeError(f"{name} must be a {kind.__name__}, not {type(value).__name__} {value!r}")
     return value
+
+
+def one_of(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    """`value` if it is one of the `allowed` words, else an error that lists them."""
+    words = ", ".join(repr(word) for word in allowed)
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {words}, not {type(value).__name__} {value!r}")
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {words}, got {value!r}")
+    return value

@@ -132,7 +132,8 @@ CLASS = [
                     "02_ceiling": {"q3_answer": q3(reserve=False)}},
             {"q1_pool_tests": ("term", RESERVE), "ex1_1_tests": ("term", RESERVE),
              "q3_pool_tests": ("term", RESERVE), "q3_blocks_tests": ("term", RESERVE),
-             "q3_starts_tests": ("term", RESERVE)}),
+             # a wrong yes or no is every mistake's answer: it names none
+             "q3_starts_tests": (NONE, "")}),
     Student("eve", {"01_floor_plan": {"ex1_1_answer": GLOBAL_POOL,
                                       "q1_answer": q1(unused_in="2**30")},
                     "02_ceiling": {"ex2_1_answer": FLOOR_BLOCKS, "ex2_2_answer": GLOBAL_LOWEST}},
@@ -368,8 +369,7 @@ def self_check_hints(release, exercise: str) -> set[str]:
               if c.metadata.get("nbgrader", {}).get("grade_id") == exercise]
     stamps = [ast.literal_eval(next(k.value for k in call.keywords if k.arg == "stamp"))
               for call in stamping.stamp_calls(cell.source)]
-    return {hint for stamp in stamps for probe in json.loads(stamp)["probes"]
-            for _, hint in probe["hints"]}
+    return {hint["words"] for stamp in stamps for hint in json.loads(stamp)["hints"]}
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -597,13 +597,20 @@ def test_the_key_keeps_a_mistake_only_where_its_words_describe_what_it_gives():
         {"mistake": "off_by_one", "hint": "off by one", "answers": [["int:2", "bool:True"]]},
     ]
     kept = diagnosis.key_mistakes(wrong, 0, right, {"ceil": "the cell's own words"})
-    # ceil in the cell's words; a float for a count; not a float for yes or no, not an
-    # error everywhere, not the same answers again (off by one), not the right answers
+    # a float for a count; not ceil, whose answers off by one gives too in other words (a
+    # coincidence, not a diagnosis); not a float for yes or no, not an error everywhere,
+    # not the right answers
     assert kept == [
-        {"mistake": "ceil", "words": "the cell's own words", "answers": ["int:1", "bool:True"]},
         {"mistake": "float", "words": "a float", "answers": ["kind:float", "bool:True"]},
     ]
-    exercise = {"probes": right, "mistakes": kept}
+    one_function = [{**row, "same": "f1"} if row["mistake"] in ("ceil", "off_by_one") else row
+                    for row in wrong]
+    # the same wrong function reached by two mistakes: the first, in the cell's words
+    same = diagnosis.key_mistakes(one_function, 0, right, {"ceil": "the cell's own words"})
+    assert same == [
+        {"mistake": "ceil", "words": "the cell's own words", "answers": ["int:1", "bool:True"]},
+        {"mistake": "float", "words": "a float", "answers": ["kind:float", "bool:True"]}]
+    exercise = {"probes": right, "mistakes": same}
     assert diagnosis.diagnose(exercise, ["int:1", "bool:True"]).mistake == "ceil"
     assert diagnosis.diagnose(exercise, ["int:1", "bool:False"]) == diagnosis.Diagnosis()
 

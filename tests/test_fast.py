@@ -1,13 +1,15 @@
 """The fast engine against the reference: the same counts, the same times.
 
 `serve_fast` must give exactly what `serve` gives: every count equal, every
-time (the run's, each chat's first and last token) within 1e-9 relative.
+time (the run's, each chat's first and last token, every gap between two
+tokens) within 1e-9 relative.
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -51,6 +53,11 @@ def assert_same(fast: kv.ServeResult, ref: kv.ServeResult) -> None:
         assert not bad, (name, bad[:5])
     assert [q[1:] for q in fast.queue] == [q[1:] for q in ref.queue]  # (time, waiting, running)
     assert all(close(a[0], b[0]) for a, b in zip(fast.queue, ref.queue))
+    assert [q[1] for q in fast.outside] == [q[1] for q in ref.outside]  # clients retrying
+    assert all(close(a[0], b[0]) for a, b in zip(fast.outside, ref.outside))
+    ours, theirs = np.sort(fast.gaps.values()), np.sort(ref.gaps.values())  # every ITL gap
+    assert len(ours) == len(theirs) == ref.tokens - (len(ref.replies) - ref.refused)
+    assert np.allclose(ours, theirs, rtol=1e-9, atol=0.0)
 
 
 def check(chats, cap, **settings_) -> kv.ServeResult:

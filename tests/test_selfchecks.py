@@ -28,7 +28,7 @@ import pytest
 from nbclient import NotebookClient
 
 from kvlesson.grading import (cell_roles, cell_scan, course_build, forbidden, marking, mistakes,
-                              probes, stamping)
+                              probe_search, probes, stamping)
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = course_build.assignments(ROOT)
@@ -142,6 +142,54 @@ HAND = {
          None),
     ],
 }
+HAND.update({
+    "ex5_3_tests": [
+        ("the card in GiB", "def starts_on_h100(model, tp, share, longest=131_072):\n"
+         "    per_token = 2 * model.layers * max(1, model.kv_heads // tp) * model.head_size * "
+         "model.bytes_per_number\n    pool = share / 100 * 80 * 2**30 - model.weights_bytes / tp "
+         "- 3e9\n    blocks = max(0, int(pool // (16 * per_token)))\n"
+         "    return blocks - 1 >= -(-longest // 16)", None),
+        ("no reserve", "def starts_on_h100(model, tp, share, longest=131_072):\n"
+         "    per_token = 2 * model.layers * max(1, model.kv_heads // tp) * model.head_size * "
+         "model.bytes_per_number\n    pool = share / 100 * kv.H100_80GB.total_bytes - "
+         "model.weights_bytes / tp\n    blocks = max(0, int(pool // (16 * per_token)))\n"
+         "    return blocks - 1 >= -(-longest // 16)", None),
+        ("GiB card and no reserve", "def starts_on_h100(model, tp, share, longest=131_072):\n"
+         "    per_token = 2 * model.layers * max(1, model.kv_heads // tp) * model.head_size * "
+         "model.bytes_per_number\n    pool = share / 100 * 80 * 2**30 - model.weights_bytes / tp"
+         "\n    blocks = max(0, int(pool // (16 * per_token)))\n"
+         "    return blocks - 1 >= -(-longest // 16)", None),
+        ("strictly more, rounded down", "def starts_on_h100(model, tp, share, longest=131_072):\n"
+         "    per_token = 2 * model.layers * max(1, model.kv_heads // tp) * model.head_size * "
+         "model.bytes_per_number\n    pool = share / 100 * kv.H100_80GB.total_bytes - "
+         "model.weights_bytes / tp - 3e9\n    blocks = max(0, int(pool // (16 * per_token)))\n"
+         "    return blocks > longest // 16", None),
+    ],
+    "ex5_5_tests": [
+        ("no padding", "def slot_context(ctx_size, parallel):\n    return -(-ctx_size // parallel)",
+         None),
+        ("rounded", "def slot_context(ctx_size, parallel):\n    return round(ctx_size / parallel)",
+         None),
+    ],
+    "ex5_6_tests": [
+        ("the default share", "def share_per_server(servers, total=0.9):\n    return 0.9 / servers",
+         None),
+    ],
+    "ex6_1_tests": [
+        ("not sorted", "import math\ndef nearest_rank(values, p):\n    return values[math.ceil(p / "
+         "100 * len(values)) - 1]", None),
+        ("the nearest rank rounded", "def nearest_rank(values, p):\n    ordered = sorted(values)\n"
+         "    return ordered[round(p / 100 * len(ordered)) - 1]", None),
+    ],
+    "ex6_2_tests": [
+        ("writing ignored", "def steps_to_read(prompt, budget, writing):\n    return -(-prompt // "
+         "budget)", None),
+        ("rounds down", "def steps_to_read(prompt, budget, writing):\n    return prompt // "
+         "(budget - writing)", None),
+        ("the first step left out", "def steps_to_read(prompt, budget, writing):\n    return "
+         "-(-prompt // (budget - writing)) - 1", None),
+    ],
+})
 # Not an answer but a changed setting: the self-check must say it holds for the release's.
 SETTING_CHANGES = {"q1_pool_tests": "SHARE = 50", "ex2_1_tests": 'GPU = "H100_80GB"'}
 
@@ -158,14 +206,16 @@ class Outcome:
     check_error: str  # "Name: message" of the self-check's failure, "" if it passed
     grade_right: bool
     flags: tuple[str, ...]
+    wrong_somewhere: bool = False  # differs from the solution on an input around the probes
 
 
 # Runs in the notebook's kernel: each variant, then the self-check, the hidden test and the
 # right answer again, each as a cell of its own (IPython's run_cell), in one round trip.
 DRIVER = """
-def _kvlesson_variants(codes, check, hidden, restore, answers):
+def _kvlesson_variants(codes, check, hidden, restore, answers, plan):
     import json
     from IPython.utils.capture import capture_output
+    from kvlesson.grading.probe_inputs import wrong_somewhere
     shell = get_ipython()
     def run(code):
         with capture_output() as captured:
@@ -179,7 +229,12 @@ def _kvlesson_variants(codes, check, hidden, restore, answers):
             for name in answers:  # a variant that raises must not leave the right answer
                 shell.user_ns.pop(name, None)
             run(code)
-            rows.append(run(check) + run(hidden))
+            row = run(check) + run(hidden)
+            try:  # after the checks, which run the answer's functions as the grade does
+                row.append(bool(plan) and wrong_somewhere(plan, shell.user_ns))
+            except Exception:
+                row.append(True)
+            rows.append(row)
             run(restore)
     finally:
         shell.showtraceback, shell.showsyntaxerror = shown
@@ -201,11 +256,13 @@ class Kernel:
         return cell.outputs
 
     async def variants(self, codes: list[str], check: str, hidden: str, restore: str,
-                       answers: list[str]) -> list[list[str]]:
-        """[check stdout, check error, hidden stdout, hidden error] for each code; the
-        names in `answers` are removed before each code runs."""
-        outputs = await self.run(
-            f"_kvlesson_variants({codes!r}, {check!r}, {hidden!r}, {restore!r}, {answers!r})")
+                       answers: list[str], plan: str) -> list[list]:
+        """[check stdout, check error, hidden stdout, hidden error, wrong somewhere] for each
+        code; the names in `answers` are removed before each code runs; "wrong somewhere":
+        the code's function differs from the instructor's on an input planned in `plan`
+        (`kvlesson.grading.probe_search`, around the cell's probes), or False without one."""
+        outputs = await self.run(f"_kvlesson_variants({codes!r}, {check!r}, {hidden!r}, "
+                                 f"{restore!r}, {answers!r}, {plan!r})")
         assert not failure(outputs), failure(outputs)
         return json.loads("".join(o.get("text", "") for o in outputs if o.output_type == "stream"))
 
@@ -272,17 +329,20 @@ async def run_variants(name: str) -> list[Outcome]:
                 continue
             grade_id = stamping.nbgrader_meta(cell)["grade_id"]
             exercise = key["exercises"][grade_id]
+            plan = await plan_inputs(kernel, hidden[grade_id].source, grade_id)
+            shown = probe_search.examples(right, probe_search.Probes.of(cell.source))
             variants = [("solution", right, None)]
             variants += [(f"{m.mistake}: {m.source}", m.source, None)
-                         for m in mistakes.mutants(right)]
+                         for m in mistakes.mutants(right, examples=shown)]
             variants += HAND.get(grade_id, [])
             if grade_id in SETTING_CHANGES:
                 variants.append(("setting: " + SETTING_CHANGES[grade_id],
                                  right + "\n" + SETTING_CHANGES[grade_id], "release's setting"))
             rows = await kernel.variants([code for _, code, _ in variants], cell.source,
                                    hidden[grade_id].source, parameters + "\n" + right,
-                                   bound_names(right))
-            for (variant, code, expect), (check_out, check_error, out, error) in zip(variants, rows):
+                                   bound_names(right), plan)
+            for (variant, code, expect), (check_out, check_error, out, error, differs) in zip(
+                    variants, rows):
                 mark = marking.mark_cell(as_cell(hidden[grade_id].metadata, out, error),
                                          exercise, None)
                 found = forbidden_uses(code, exercise, course)
@@ -291,9 +351,23 @@ async def run_variants(name: str) -> list[Outcome]:
                     right_grade = False  # not an answer: the check must not call it right
                 check_passed = not check_error and "Self-check passed" in check_out
                 outcomes.append(Outcome(grade_id, variant, code, expect, check_passed,
-                                        check_error, right_grade, mark.flags + tuple(found)))
+                                        check_error, right_grade, mark.flags + tuple(found),
+                                        differs))
             assert passed(await kernel.run(cell.source)), f"{grade_id} fails after its variants"
     return outcomes
+
+
+async def plan_inputs(kernel: Kernel, hidden_source: str, grade_id: str) -> str:
+    """Plan the inputs around the instructor's test cell's probes (both sides), with the
+    right answer defined: the path of the plan, "" for a cell that calls no function."""
+    if not probe_search.Probes.of(hidden_source).found:
+        return ""
+    path = str(ROOT / "artifacts" / f"plan_{grade_id}.json")
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    outputs = await kernel.run(f"{hidden_source}\nfrom kvlesson.grading import probe_inputs\n"
+                               f"probe_inputs.plan({hidden_source!r}, {path!r})")
+    assert not failure(outputs), failure(outputs)
+    return path
 
 
 def forbidden_uses(code: str, exercise: dict, course: cell_roles.CourseCells) -> tuple[str, ...]:
@@ -345,19 +419,33 @@ def test_the_self_checks_reject_what_the_grade_rejects(name, outcomes):
             problems.append(f"{o.grade_id}: {o.variant}: {o.expect!r} not in {o.check_error!r}")
         if o.variant.startswith("static") and o.grade_right:
             problems.append(f"{o.grade_id}: the grade accepts a forbidden answer ({o.variant})")
-    by_exercise: dict[str, list[int]] = {}
-    for o in results:
-        counts = by_exercise.setdefault(o.grade_id, [0, 0, 0])
-        counts[0] += o.variant != "solution"
-        counts[1] += not o.grade_right and not o.check_passed
-        counts[2] += o.grade_right and o.variant != "solution"
-    print(f"\n{name}: exercise: variants, rejected by both, accepted by the grade (equivalent)")
-    for grade_id, (total, both, same) in by_exercise.items():
-        print(f"  {grade_id}: {total}, {both}, {same}")
+        if o.grade_right and o.wrong_somewhere:
+            problems.append(f"{o.grade_id}: the grade accepts an answer that is wrong on an "
+                            f"input around its probes ({o.variant})")
+    counts = lies_and_blind(results)
+    print(f"\n{name}: exercise: wrong variants, lies (the self-check passes what the grade "
+          f"rejects), blind (the grade passes an answer wrong around its probes)")
+    for grade_id, (total, lies, blind) in counts.items():
+        print(f"  {grade_id}: {total}, {lies}, {blind}")
     for o in results:
         if o.grade_right and o.variant != "solution":
             print(f"  equivalent in {o.grade_id}: {o.variant.splitlines()[0][:100]}")
     assert not problems, "\n".join(problems)
+
+
+def lies_and_blind(results: list[Outcome]) -> dict[str, list[int]]:
+    """Per exercise: its wrong variants, the lies (the self-check passes a variant the grade
+    rejects) and the blind ones (the grade passes a variant that differs from the solution
+    on an input around the probes)."""
+    counts: dict[str, list[int]] = {}
+    for o in results:
+        row = counts.setdefault(o.grade_id, [0, 0, 0])
+        if o.variant == "solution":
+            continue
+        row[0] += 1
+        row[1] += not o.grade_right and o.check_passed
+        row[2] += o.grade_right and o.wrong_somewhere
+    return counts
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -29,7 +30,7 @@ from kvlesson.serving.fast_engine import serve_fast
 from kvlesson.serving.fast_traffic_engine import SkippingServer
 from kvlesson.serving.latency import latency
 from kvlesson.serving.server import serve
-from kvlesson.serving.settings import start
+from kvlesson.serving.settings import ADMIT_RULES, FIRST_CHUNK, WHOLE_PROMPT, start
 
 TEXTS = ("system", "alice", "bob")
 
@@ -37,7 +38,8 @@ TEXTS = ("system", "alice", "bob")
 def traffic(pick: Callable[[int, int], int]) -> dict:
     """One case: 1..25 chats arriving over 0..0.4 s (or all at 0), some starting with shared
     texts; a pool from tight to roomy; a cap, a budget, prefix caching and a proxy, each
-    on or off; the lesson's card or a toy one."""
+    on or off; vLLM's admission rule of today (whole prompt) or before 0.19 (first chunk);
+    the lesson's card or a toy one."""
     chats = []
     at_zero = pick(0, 3) == 0
     for _ in range(pick(1, 25)):
@@ -56,7 +58,8 @@ def traffic(pick: Callable[[int, int], int]) -> dict:
     budget = [None, cap, cap + pick(0, 60), cap + pick(0, 300)][pick(0, 3)]
     admission = [None, None, pick(1, 8)][pick(0, 2)]
     return dict(chats=chats, cap=cap, blocks=blocks, longest=None, budget=budget,
-                prefix_caching=bool(pick(0, 1)), admission=admission, **hardware_of(pick))
+                prefix_caching=bool(pick(0, 1)), admission=admission,
+                admit_rule=ADMIT_RULES[pick(0, 1)], **hardware_of(pick))
 
 
 @st.composite
@@ -193,6 +196,64 @@ def test_percentiles_are_ordered(case):
         if spread.p50 == spread.p50:  # NaN when no chat has a gap
             assert 0 <= spread.p50 <= spread.p95 <= spread.p99 <= spread.worst
     assert 0 <= report.hit_rate < 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(traffics())
+def test_the_two_admission_rules_agree_without_a_budget(case):
+    """With no budget a joining chat reads its whole context at once, so the first chunk
+    is the whole prompt: vLLM's rule of today and its rule before 0.19 are the same."""
+    case["budget"] = None
+    rules = [serve(**dict(case, admit_rule=rule)) for rule in (WHOLE_PROMPT, FIRST_CHUNK)]
+    assert_same(*rules)
+
+
+def joins_without_room(case: dict) -> int:
+    """Joins in the case's trace whose whole context did not fit in the free blocks left
+    when the chat joined (prefix caching off, so a chat's blocks are all its own)."""
+    short = 0
+    for step in kv.trace(**case):
+        free = step.free + sum(step.held[i] for i in step.joined)  # free when the joins began
+        for i in step.joined:
+            short += kv.blocks_for(step.context[i]) > free
+            free -= step.held[i]
+    return short
+
+
+@settings(max_examples=200, deadline=None)
+@given(traffics())
+def test_whole_prompt_admission_never_admits_a_chat_that_does_not_fit(case):
+    """Under today's rule a chat joins only when the free blocks cover its whole context."""
+    case.update(admit_rule=WHOLE_PROMPT, prefix_caching=False)
+    assert joins_without_room(case) == 0
+
+
+def test_the_first_chunk_rule_did_admit_chats_that_did_not_fit():
+    """Before 0.19 a chat whose first slice fitted joined anyway: seeded cases show it."""
+    cases = [traffic(random.Random(seed).randint) for seed in range(200)]
+    short = sum(joins_without_room(dict(case, admit_rule=FIRST_CHUNK, prefix_caching=False))
+                for case in cases[:80])
+    assert short >= 5
+
+
+@settings(max_examples=200, deadline=None)
+@given(traffics())
+def test_every_gap_between_tokens_is_in_the_report(case):
+    """ITL is every gap between two tokens of one chat: the trace's clocks give them."""
+    steps = kv.trace(**case)
+    times: dict[int, list[float]] = {}
+    for step in steps:
+        for i in step.wrote:
+            times.setdefault(i, []).append(step.clock)
+    gaps = sorted(b - a for clocks in times.values() for a, b in zip(clocks, clocks[1:]))
+    assert sorted(serve(**case).gaps.values()) == gaps
+    fast = np.sort(serve_fast(**case).gaps.values())
+    closed_form = (case["budget"] is None and not case["prefix_caching"] and case["admission"] is None
+                   and not any(chat.arrives for chat in case["chats"]))
+    if closed_form:  # the lesson's engine sums stretches in closed form: float rounding apart
+        assert np.allclose(fast, gaps, rtol=1e-9, atol=0)
+    else:  # the traffic engine replays the reference's clocks: to the last bit
+        assert list(fast) == gaps
 
 
 def test_the_traffic_cases_are_not_vacuous():

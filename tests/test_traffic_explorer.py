@@ -8,7 +8,7 @@ import pytest
 
 import kvlesson as kv
 from kvlesson.lesson import traffic_charts
-from kvlesson.lesson.traffic_explorer import (DAY, ITL_RANGE, TTFT_RANGE, TrafficExplorer,
+from kvlesson.lesson.traffic_explorer import (DAY, TPOT_RANGE, TTFT_RANGE, TrafficExplorer,
                                               traffic_view)
 
 CHATS = kv.lesson_chats(n=60)
@@ -19,7 +19,7 @@ def test_the_view_is_the_fast_engines_day():
     result = kv.serve(kv.poisson_arrivals(CHATS, 1.0, 0), 16, budget=512)
     assert len(view.ttft_s) == len(CHATS)
     assert math.isclose(view.report.ttft.p95, kv.latency(result).ttft.p95, rel_tol=1e-9)
-    assert "1 chats a second, cap 16, a budget of 512 tokens" in view.caption
+    assert "1 chat a second, cap 16, a budget of 512 tokens" in view.caption
 
 
 def test_a_busier_day_waits_longer():
@@ -36,7 +36,7 @@ def test_sliders_redraw_and_the_axes_stay():
     explorer.budget.value = 0  # no budget
     assert "no budget" in explorer.caption.value and "5 chats a second" in explorer.caption.value
     assert explorer.image.value != first
-    assert [ax.get_ylim() for ax in explorer.chart.axes] == limits == [TTFT_RANGE, ITL_RANGE]
+    assert [ax.get_ylim() for ax in explorer.chart.axes] == limits == [TTFT_RANGE, TPOT_RANGE]
     assert explorer.chart.axes[0].get_xlim() == (0, len(CHATS))
     assert len(kv.lesson_chats(n=DAY)) == 300
 
@@ -52,6 +52,17 @@ def test_gap_and_queue_figures():
                    blocks=500)
     figure = traffic_charts.queue_chart({"one": run})
     assert len(figure.axes[0].lines) == 1
+
+
+def test_the_queue_chart_shows_the_clients_a_proxy_turned_away():
+    chats = [kv.Request(100, 300, 0.0)] * 5
+    runs = {"proxy 2": kv.serve(chats, 8, blocks=100, longest=None, admission=2),
+            "no proxy": kv.serve(chats, 8, blocks=100, longest=None)}
+    inside, outside = traffic_charts.queue_chart(runs).axes
+    assert len(inside.lines) == len(outside.lines) == 2
+    assert outside.get_ylabel() == "retrying outside"
+    proxied, open_door = (line.get_ydata() for line in outside.lines)
+    assert max(proxied) == 3 and max(open_door) == 0  # three refused at once; none without it
 
 
 def test_any_cap_up_to_the_smallest_budget():

@@ -9,7 +9,9 @@ generators; and bad settings refused with a message that names the range.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
+import numpy as np
 import pytest
 
 import kvlesson as kv
@@ -122,6 +124,18 @@ def test_the_proxy_refuses_over_the_cap_and_the_client_retries():
     assert open_door.first_token_s[2] < 0.1
 
 
+def test_the_clients_retrying_outside_are_counted_over_time():
+    """The chart of section 4 shows them: refused at 0 s, let in at its retry a second later."""
+    chats = [kv.Request(100, 20, 0.0)] * 3
+    assert kv.serve(chats, 8, blocks=100, longest=None, admission=2).outside == (
+        (0.0, 1), (RETRY_AFTER_S, 0))
+    assert kv.serve(chats, 8, blocks=100, longest=None).outside == ()  # no proxy, nobody outside
+    crowd = [kv.Request(100, 300, 0.0)] * 5
+    result = kv.serve(crowd, 8, blocks=100, longest=None, admission=2)
+    assert result.outside[0] == (0.0, 3) and result.outside[-1][1] == 0
+    assert max(count for _, count in result.outside) == 3
+
+
 def test_the_proxy_counts_waiting_requests_too():
     chats = [kv.Request(100, 300, 0.0)] * 4
     result = kv.serve(chats, 1, blocks=100, longest=None, admission=2)
@@ -160,6 +174,65 @@ def test_office_day_turns_resend_the_history():
             assert after.arrives > before.arrives
 
 
+# --- the admission rule (vLLM 0.19 on: the whole prompt must fit) -------------------
+
+# A reply is running in 7 of 10 blocks when a 60-token prompt arrives, with a budget of
+# 32 tokens a step: its first slice needs 2 blocks, its whole prompt 4.
+SQUEEZE = [kv.Request(100, 20, 0.0), kv.Request(60, 5, 0.05)]
+SQUEEZE_SETTINGS = dict(cap=4, blocks=10, budget=32, longest=None)
+
+
+def test_today_a_chat_waits_until_its_whole_prompt_fits():
+    steps = kv.trace(SQUEEZE, **SQUEEZE_SETTINGS)
+    joined = next(s for s in steps if 1 in s.joined)
+    assert joined.running == (1,)  # it waited for the reply to finish and free its blocks
+    assert not any(s.paused for s in steps)
+    first_chunk = kv.trace(SQUEEZE, admit_rule="first chunk", **SQUEEZE_SETTINGS)
+    early = next(s for s in first_chunk if 1 in s.joined)
+    assert early.step < joined.step  # before 0.19 it joined on its first slice's 2 blocks
+    assert early.running == (0, 1) and early.held == {0: 7, 1: 2}
+    assert any(s.paused for s in first_chunk)  # and the two outgrew the pool: a pause
+
+
+def test_without_a_budget_the_rules_give_the_same_run():
+    for chats in (SQUEEZE, kv.agents(count=3, requests=2, seed=1)):
+        runs = [kv.serve(chats, 4, blocks=6_000, longest=None, admit_rule=rule)
+                for rule in ("whole prompt", "first chunk")]
+        assert runs[0] == runs[1]
+
+
+# --- TPOT and ITL ----------------------------------------------------------------------
+
+def test_a_frozen_step_shows_in_itl_not_in_tpot():
+    """Bob's document read in one step freezes chat 0's reply once: one long gap (ITL),
+    while its TPOT, the average over its 59 gaps, moves a little."""
+    frozen = kv.latency(kv.serve(DOCUMENT, 4, blocks=1_000, longest=None))
+    sliced = kv.latency(kv.serve(DOCUMENT, 4, blocks=1_000, longest=None, budget=256))
+    assert frozen.itl.worst > 20 * sliced.itl.worst
+    assert frozen.itl.worst == frozen.longest_step_s  # the gap is the step that froze
+    assert frozen.tpot.worst < 3 * sliced.tpot.worst
+
+
+def test_tpot_is_vllms_per_request_formula():
+    """vllm bench serve: TPOT = (latency - TTFT) / (output tokens - 1), per request."""
+    result = kv.serve(EXAMPLE, **EXAMPLE_SETTINGS)
+    times = kv.chat_times(result)
+    for i, row in times.iterrows():
+        latency_minus_ttft = row["e2e_s"] - row["ttft_s"]
+        assert row["tpot_s"] == pytest.approx(latency_minus_ttft / (row["reply"] - 1), rel=1e-12)
+
+
+def test_report_percentiles_are_vllm_bench_serves():
+    """vllm bench serve takes np.percentile (linear interpolation) over the values."""
+    result = kv.serve_fast(kv.poisson_arrivals(kv.lesson_chats(n=60), 2.0, seed=3), 16, budget=512)
+    report = kv.latency(result)
+    ttft = kv.chat_times(result)["ttft_s"].to_numpy()
+    assert (report.ttft.p50, report.ttft.p95, report.ttft.p99) == tuple(
+        float(x) for x in np.percentile(ttft, [50, 95, 99]))
+    gaps = result.gaps.values()
+    assert report.itl.p99 == float(np.percentile(gaps, 99)) and report.itl.worst == gaps.max()
+
+
 # --- percentiles ------------------------------------------------------------------------
 
 def test_nearest_rank_percentiles():
@@ -167,6 +240,29 @@ def test_nearest_rank_percentiles():
     assert [kv.percentile(range(1, 101), p) for p in (50, 95, 99)] == [50, 95, 99]
     assert kv.percentile([3.0], 99) == 3.0
     assert kv.percentile([5, 1, 4, 2, 3], 40) == 2  # rank ceil(0.4 x 5) = 2, sorted
+
+
+def test_nearest_rank_is_exact_where_floats_round():
+    """ceil(7/100 x 100) in floats is 8 (0.07 x 100 = 7.000000000000001); the rank is 7."""
+    assert kv.percentile(list(range(1, 101)), 7) == 7
+    assert kv.percentile(list(range(1, 1001)), 99.9) == 999
+    assert kv.percentile(list(range(1, 3)), 50) == 1
+
+
+def exact_rank(n: int, p: Fraction) -> int:
+    """ceil(p/100 x n) in exact arithmetic: the smallest whole r with 100 r >= p n."""
+    return -(-(p * n) // 100)
+
+
+@pytest.mark.parametrize("n", list(range(1, 401)) + [997, 1_000, 4_096, 10_007, 100_000])
+def test_nearest_rank_against_exact_arithmetic(n):
+    values = list(range(1, n + 1))  # the value at rank r is r
+    whole = [Fraction(p) for p in range(1, 101)]
+    decimals = [Fraction(text) for text in ("0.1", "2.5", "12.34", "33.3", "66.7", "99.5",
+                                            "99.9", "99.99")]
+    for p in whole + decimals:
+        given = int(p) if p.denominator == 1 else float(p)
+        assert kv.percentile(values, given) == exact_rank(n, p), (n, p)
 
 
 @pytest.mark.parametrize("p", [0, -1, 100.5, float("nan")])
@@ -188,6 +284,8 @@ def test_percentile_of_nothing():
     (dict(cap=8, admission=0), r"admission must be in 1 or more, got 0"),
     (dict(cap=8, prefix_caching="yes"), r"prefix_caching must be True or False"),
     (dict(cap=8, reserved=True, prefix_caching=True), r"prefix_caching needs blocks"),
+    (dict(cap=8, admit_rule="whole"), r"admit_rule must be one of 'whole prompt', 'first chunk'"),
+    (dict(cap=8, admit_rule=True), r"admit_rule must be one of .*, not bool"),
 ])
 def test_bad_settings_are_named(settings_, message):
     for engine in (kv.serve, kv.serve_fast):

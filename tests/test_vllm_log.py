@@ -39,10 +39,10 @@ INFO 03-14 09:13:07 [gpu_worker.py:227] Available KV cache memory: 54.62 GiB
 INFO 03-14 09:13:08 [kv_cache_utils.py:566] GPU KV cache size: 447,440 tokens
 INFO 03-14 09:13:08 [kv_cache_utils.py:570] Maximum concurrency for 131,072 tokens per request: 3.41x
 """
-# V1 with two workers (TP=2), autumn 2025: per-rank prefixes, "GiB memory and ... seconds".
+# V1 with two workers (TP=2), autumn 2025 (0.11.0's wording and line numbers): per-rank prefixes.
 V1_TP_LOG = """\
-(VllmWorker TP0 pid=311) INFO 10-21 00:34:02 [gpu_model_runner.py:2653] Model loading took 7.5019 GiB memory and 6.271 seconds
-(VllmWorker TP1 pid=312) INFO 10-21 00:34:02 [gpu_model_runner.py:2653] Model loading took 7.5019 GiB memory and 6.302 seconds
+(VllmWorker TP0 pid=311) INFO 10-21 00:34:02 [gpu_model_runner.py:2653] Model loading took 7.5019 GiB and 6.271 seconds
+(VllmWorker TP1 pid=312) INFO 10-21 00:34:02 [gpu_model_runner.py:2653] Model loading took 7.5019 GiB and 6.302 seconds
 (VllmWorker TP0 pid=311) INFO 10-21 00:34:31 [gpu_worker.py:298] Available KV cache memory: 57.80 GiB
 (EngineCore_DP0 pid=268) INFO 10-21 00:34:31 [kv_cache_utils.py:1087] GPU KV cache size: 947,008 tokens
 (EngineCore_DP0 pid=268) INFO 10-21 00:34:31 [kv_cache_utils.py:1091] Maximum concurrency for 131,072 tokens per request: 7.23x
@@ -184,7 +184,8 @@ def test_a_log_whose_concurrency_does_not_follow_from_its_tokens():
 
 def test_the_seed_log_against_its_rig():
     check = rig_measurements.rig_check()
-    assert round(check.non_cache_gib, 2) == 2.25
+    assert check.budget_gib == pytest.approx(0.9 * 23.58)  # the 3090 as vLLM measures it
+    assert round(check.non_cache_gib, 2) == 1.87
     assert round(check.bytes_per_token / 1024) == 17
     assert check.predicted_tokens is None and check.tokens_agree is None
 
@@ -197,3 +198,47 @@ def test_check_log_refuses_bad_input():
         check_log(log, kv.H100_80GB, 0)
     with pytest.raises(TypeError, match="model must be a Model"):
         check_log(log, kv.H100_80GB, 90, model="LLAMA_31_8B")
+
+
+# --- wordings of other versions, from real logs (tests/data/vllm_logs) ---------------------
+
+@pytest.mark.parametrize("line, fields", [
+    # 0.6.4's one-line profiler result, and a post that dropped the "# " of the block count
+    ("Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB "
+     "peak_torch_memory=17.06GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB "
+     "kv_cache_size=3.81GiB gpu_memory_utilization=0.90\nGPU blocks: 1952, # CPU blocks: 2048\n",
+     dict(total_gib=23.58, kv_cache_gib=3.81, share=0.9, gpu_blocks=1952)),
+    # a development build's table of the profile
+    ("worker.py:243] total_gpu_memory     79.22GiB\nworker.py:243] gpu_memory_utilization"
+     "       0.90\nworker.py:243] available_kv_cache_memory    53.29GiB\n",
+     dict(total_gib=79.22, share=0.9, kv_cache_gib=53.29)),
+    # V1's start-up check (0.9 to 0.33): cudaMemGetInfo's total and the share asked for
+    ("ValueError: Free memory on device cuda:0 (0.49/79.32 GiB) on startup is less than desired "
+     "GPU memory utilization (0.6, 47.59 GiB). Decrease GPU memory utilization",
+     dict(total_gib=79.32, share=0.6)),
+    ("INFO [gpu_worker.py:391] Free memory on device (139.21/139.81 GiB) on startup. Desired GPU "
+     "memory utilization is (0.9, 125.83 GiB). Actual usage is 74.28 GiB for weight",
+     dict(total_gib=139.81, share=0.9)),
+])
+def test_the_budget_in_every_wording(line, fields):
+    assert kv.read_vllm_log(line).found == fields
+
+
+def test_a_share_named_in_an_error_hint_is_not_a_share():
+    assert kv.read_vllm_log("Try increasing `gpu_memory_utilization` when initializing the "
+                            "engine.").share is None
+
+
+def test_zero_blocks_is_a_refused_start():
+    assert kv.read_vllm_log("INFO llm_engine.py:275] # GPU blocks: 0, # CPU blocks: 256\n").refused
+
+
+def test_the_budget_is_a_share_of_the_measured_card():
+    """vLLM takes its share of cudaMemGetInfo's total: 0.9 of 79.22 GiB on an H100, not of
+    the data sheet's 80e9 bytes (74.5 GiB), which leaves a real log a negative remainder."""
+    log = kv.read_vllm_log("model weights take 14.96GiB\navailable_kv_cache_memory 53.29GiB\n")
+    check = check_log(log, kv.H100_80GB, 90)
+    assert check.budget_gib == pytest.approx(0.9 * 79.22, abs=1e-9)
+    assert check.non_cache_gib == pytest.approx(3.04, abs=0.01)
+    nominal = dataclasses.replace(kv.H100_80GB, measured_bytes=None)
+    assert check_log(log, nominal, 90).non_cache_gib < 0

@@ -42,21 +42,33 @@ def key_mistakes(wrong: list[dict], index: int, right: list[dict],
     """For the key: the answers each known mistake gives on the hidden test at `index` of
     its cell's probe calls (`right`: that test's probes, with their right normal forms),
     with the words of its self-check hint (`hints`: the cell's own words for a mistake,
-    else the mistake's). `wrong` is in the order of MISTAKES, and when two mistakes give
-    the same answers the first names it, as in the self-checks. Kept: a mistake whose
-    words describe what it gives on some input (`_described`)."""
-    out, seen = [], {tuple(probe["normal"] for probe in right)}
+    else the mistake's). An answer is named only when the mistakes that give it are one
+    (`one_mistake`): two different mistakes with one answer are a coincidence, not a
+    diagnosis. Kept: a
+    mistake whose words describe what it gives on some input (`_described`)."""
+    right_answers = tuple(probe["normal"] for probe in right)
+    found: dict[tuple, list[dict]] = {}
     for row in wrong:
         cells = row.get("answers") or []
         answers = cells[index] if index < len(cells) else []
-        if len(answers) != len(right) or tuple(answers) in seen or not any(
+        if len(answers) != len(right) or tuple(answers) == right_answers or not any(
                 _described(row["mistake"], probe, answer)
                 for probe, answer in zip(right, answers)):
             continue
-        seen.add(tuple(answers))
-        out.append({"mistake": row["mistake"], "words": hints.get(row["mistake"], row["hint"]),
-                    "answers": answers})
-    return out
+        found.setdefault(tuple(answers), []).append(
+            {"mistake": row["mistake"], "words": hints.get(row["mistake"], row["hint"]),
+             "answers": answers, "same": row.get("same", "")})
+    return [{k: same[0][k] for k in ("mistake", "words", "answers")}
+            for same in found.values() if one_mistake(same)]
+
+
+def one_mistake(rows: list[dict]) -> bool:
+    """Whether known mistakes that give one answer are one mistake, which a hint may name:
+    they say the same words, or they are one wrong function (the same non-empty "same",
+    what each gives on every input the build tried), in which case the first, in the
+    order of MISTAKES, names them."""
+    return len({row["words"] for row in rows}) == 1 or (
+        len({row.get("same", "") for row in rows}) == 1 and bool(rows[0].get("same")))
 
 
 def _described(mistake: str, probe: dict, answer: str) -> bool:

@@ -32,6 +32,12 @@ MISTAKES = {  # code: the hint a self-check gives when a wrong answer matches th
     "global": "the function should use its argument, not the notebook's variable of that name.",
     "float": "that is a float; the answer is a whole number, an int.",
     "off_by_one": "it is off by one: check where the count starts and where it stops.",
+    "constant": "one of the numbers in your code is one away from the right one.",
+    "rounding": "check the rounding the question asks for: up, down or to the nearest.",
+    "kilo": "a thousand is 1,000 here, or 1,024 where the question counts in binary units: "
+            "check which.",
+    "swapped": "the arguments are taken in the wrong order: check the order the question gives.",
+    "hardcoded": "the function should use its argument, not a value copied from an example.",
 }
 
 
@@ -47,6 +53,11 @@ NAMES = {  # code: the mistake in a few words, as the class report names it
     "global": "the notebook's global for the argument",
     "float": "a float for an int",
     "off_by_one": "off by one",
+    "constant": "a number one away",
+    "rounding": "the wrong rounding",
+    "kilo": "1,000 and 1,024 mixed up",
+    "swapped": "the arguments swapped",
+    "hardcoded": "an argument hard-coded from an example",
 }
 
 
@@ -87,8 +98,52 @@ def _binop_swaps(node: ast.BinOp) -> Iterator[Swap]:
         yield "gb", MISTAKES["gb"], ast.Constant(GB)
 
 
+def _math(name: str, arg: ast.AST) -> ast.Call:
+    """math.NAME(arg), whether or not the answer imported math."""
+    module = _call("__import__", ast.Constant("math"))
+    return ast.Call(ast.Attribute(module, name, ast.Load()), [arg], [])
+
+
+def _rounded(node: ast.AST) -> tuple[str, ast.AST] | None:
+    """How `node` rounds, and what it rounds: ceil, floor (of a // b: a / b), round, int."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        name = ast.unparse(node.func).rsplit(".", 1)[-1]
+        if name in ("ceil", "floor", "round", "int"):
+            return name, node.args[0]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
+        return "floor", ast.BinOp(node.left, ast.Div(), node.right)
+    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+            and isinstance(node.operand, ast.BinOp) and isinstance(node.operand.op, ast.FloorDiv)
+            and isinstance(node.operand.left, ast.UnaryOp)):
+        return "ceil", ast.BinOp(node.operand.left.operand, ast.Div(), node.operand.right)
+    return None
+
+
+def _rounding_swaps(node: ast.AST) -> Iterator[Swap]:
+    """Rounding up, down or to the nearest where the answer rounds another way."""
+    found = _rounded(node)
+    if found is None:
+        return
+    way, inner = found
+    for other in ("ceil", "floor", "round"):
+        if other != way and not (way == "int" and other == "floor"):
+            new = _call("round", inner) if other == "round" else _math(other, inner)
+            if (way, other) == ("ceil", "floor"):  # the mistake "ceil" names, in its words
+                yield "ceil", MISTAKES["ceil"], new
+            else:
+                yield "rounding", MISTAKES["rounding"], new
+
+
+KILO = {1024: 1000, 1000: 1024, 2**20: 10**6, 10**6: 2**20}  # binary and decimal prefixes
+
+
 def _swaps(node: ast.AST) -> Iterator[Swap]:
     """The one-spot mistakes at `node`."""
+    yield from _rounding_swaps(node)
+    if _const(node, *KILO) or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)
+                               and _const(node.left, 2) and _const(node.right, 10, 20)):
+        value = 2 ** node.right.value if isinstance(node, ast.BinOp) else node.value
+        yield "kilo", MISTAKES["kilo"], ast.Constant(type(value)(KILO[int(value)]))
     if (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
             and isinstance(node.operand, ast.BinOp) and isinstance(node.operand.op, ast.FloorDiv)
             and isinstance(node.operand.left, ast.UnaryOp)):
@@ -100,7 +155,8 @@ def _swaps(node: ast.AST) -> Iterator[Swap]:
         yield "gib", MISTAKES["gib"], ast.BinOp(ast.Constant(2), ast.Pow(), ast.Constant(30))
     if isinstance(node, ast.Constant) and type(node.value) is int and not _is_two_to_30(node):
         for step in (1, -1):
-            yield "off_by_one", MISTAKES["off_by_one"], ast.Constant(node.value + step)
+            yield "constant", f"one of the numbers in your code looks one away from the right " \
+                              f"one (is it `{node.value + step}`?).", ast.Constant(node.value + step)
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         flipped = {ast.GtE: ast.Gt, ast.Gt: ast.GtE, ast.LtE: ast.Lt, ast.Lt: ast.LtE}
         if type(node.ops[0]) in flipped:
@@ -170,9 +226,51 @@ def _global_mutants(tree: ast.Module) -> Iterator[tuple[str, str, ast.Module]]:
                                 f"the notebook's `{reads}`.", mutated
 
 
-def mutants(source: str, keep: Callable[[str], bool] = lambda mistake: True) -> list[Mutant]:
+def _renamed(tree: ast.Module, function: str, names: dict[str, ast.AST]) -> ast.Module:
+    """`tree` with, in `function`'s body, each name of `names` read as its replacement."""
+    mutated = copy.deepcopy(tree)
+    target = next(n for n in ast.walk(mutated)
+                  if isinstance(n, ast.FunctionDef) and n.name == function)
+
+    class Swap(ast.NodeTransformer):
+        def visit_Name(self, node: ast.Name) -> ast.AST:
+            new = names.get(node.id)
+            return copy.deepcopy(new) if new is not None and isinstance(node.ctx, ast.Load) \
+                else node
+
+    target.body = [Swap().visit(statement) for statement in target.body]
+    return mutated
+
+
+def _argument_mutants(tree: ast.Module, examples: dict[str, list[str]]
+                      ) -> Iterator[tuple[str, str, ast.Module]]:
+    """Two arguments taken in the wrong order; an argument replaced by a value written in
+    the notebook's examples of the call (`examples`: parameter name to the texts the
+    self-check passes it) or by its default."""
+    for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
+        params = [a.arg for a in function.args.args]
+        for i, first in enumerate(params):
+            for second in params[i + 1:]:
+                yield "swapped", MISTAKES["swapped"], _renamed(tree, function.name, {
+                    first: ast.Name(second, ast.Load()), second: ast.Name(first, ast.Load())})
+        defaults = dict(zip(params[len(params) - len(function.args.defaults):],
+                            function.args.defaults))
+        for name in params:
+            texts = list(dict.fromkeys(examples.get(name, [])))
+            values = [ast.parse(t, mode="eval").body for t in texts]
+            if name in defaults:
+                values.append(defaults[name])
+            for value in values:
+                yield "hardcoded", f"{function.name} should use its argument `{name}`, not " \
+                                   f"`{ast.unparse(value)}` copied from an example.", \
+                    _renamed(tree, function.name, {name: value})
+
+
+def mutants(source: str, keep: Callable[[str], bool] = lambda mistake: True,
+            examples: dict[str, list[str]] | None = None) -> list[Mutant]:
     """Every one-spot mistake of the answer cell `source` (code without solution
-    markers), once each, for the mistakes `keep` accepts."""
+    markers), once each, for the mistakes `keep` accepts; `examples` gives, per parameter
+    of the answer's function, the values its self-check's calls pass it."""
     tree = ast.parse(source)
     found: dict[str, Mutant] = {}
 
@@ -189,5 +287,7 @@ def mutants(source: str, keep: Callable[[str], bool] = lambda mistake: True) -> 
         mutated.body[index] = statement
         add(mistake, hint, mutated)
     for mistake, hint, mutated in _global_mutants(tree):
+        add(mistake, hint, mutated)
+    for mistake, hint, mutated in _argument_mutants(tree, examples or {}):
         add(mistake, hint, mutated)
     return list(found.values())

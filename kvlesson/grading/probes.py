@@ -14,11 +14,15 @@ from __future__ import annotations
 import ast
 import math
 import numbers
+import textwrap
 import traceback
 from dataclasses import dataclass
 from typing import Callable
 
 KINDS = ("count", "count_or_none", "number", "yes_no")
+# The verdict's lines are wrapped to this width: nbgrader's Validate dialog cuts every line
+# at its Validator.width (90) less an indent of 4 and "...".
+SAID_WIDTH = 80
 
 
 class _Said:
@@ -28,7 +32,8 @@ class _Said:
 
     def _render_traceback_(self) -> list[str]:
         cause = "".join(traceback.format_exception(self.__cause__)) if self.__cause__ else ""
-        return [*cause.rstrip("\n").splitlines(), str(self)]
+        return [*cause.rstrip("\n").splitlines(),
+                *textwrap.wrap(str(self), SAID_WIDTH, subsequent_indent="  ")]
 
 
 class NotYet(_Said, AssertionError):

@@ -32,6 +32,7 @@ __all__ = ["NotYet", "Probe", "WrongKind", "count", "count_or_none", "number", "
 
 PARAMETERS = ("GPU", "MODEL", "SHARE", "LONGEST", "CAP")  # each notebook's parameters cell
 RECORD_PREFIX = "KVLESSON-MARK "
+YES_NO = "yes_no"  # the key of `verify(hints=...)` whose words say what decides a yes or no
 STAMP_FILE = "KVLESSON_STAMP_FILE"  # set by the build: stamp mode, entries appended here
 
 
@@ -102,7 +103,7 @@ def _stamp_entry(role: str, probes: list[Probe], names: dict, extra: dict) -> No
         out.write(json.dumps(entry) + "\n")
 
 
-def wrong_values(mistake: str, hint: str) -> None:
+def wrong_values(mistake: str, hint: str, same: str = "") -> None:
     """Stamp mode, after the build swapped in a mutated answer: append what the probes
     of the last test cell give now, as the values of the known mistake `mistake`: their
     normal forms (None where there is none), hashed into the self-checks' hints, and
@@ -127,7 +128,7 @@ def wrong_values(mistake: str, hint: str) -> None:
         answers.append(texts)
     with open(_stamping(), "a") as out:
         out.write(json.dumps({"role": "mistake", "mistake": mistake, "hint": hint,
-                              "values": values, "answers": answers}) + "\n")
+                              "same": same, "values": values, "answers": answers}) + "\n")
 
 
 def start_cell() -> None:
@@ -142,7 +143,8 @@ def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = 
     Prints "Self-check passed." or raises NotYet (WrongKind for a wrong kind of answer)."""
     names = sys._getframe(1).f_globals
     if _stamping():
-        _stamp_entry("verify", probes, names, {"hints": hints or {}})
+        _stamp_entry("verify", probes, names, {"hints": hints or {},
+                                               "forbidden": list(forbidden)})
         print("Self-check passed.")
         return
     made = json.loads(stamp)
@@ -150,23 +152,65 @@ def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = 
     if problem:
         raise NotYet(problem)
     codes, test = forbidding.resolve(forbidden), sys._getframe(1).f_code.co_filename
-    for probe, expect in zip(probes, made["probes"], strict=True):
+    checked = made["probes"]
+    if len(checked) != len(probes):
+        raise NotYet("Not yet: this self-check's stamp does not fit its probes: run "
+                     "`python -m kvlesson.course build` again.")
+    outcomes = []
+    for probe in probes:  # every probe first: a hint must fit the answer on all of them
         calls: list[str] = []
-        with forbidding.watching(codes, calls, test):
-            value = _evaluate(probe)
+        try:
+            with forbidding.watching(codes, calls, test):
+                outcomes.append((_evaluate(probe), calls, None))
+        except NotYet as error:
+            outcomes.append((None, calls, error))
+    texts = [_quiet_normal(probe, value, error) for probe, (value, _, error)
+             in zip(probes, outcomes)]
+    for (probe, expect), (value, calls, error) in zip(zip(probes, checked), outcomes):
         _refuse(probe.label, calls, forbidden)
+        if error is not None:
+            raise error
         _refuse_written(probe.label, names, codes)
-        text = normal(probe, value)
-        if digest(expect["salt"], text) == expect["hash"]:
-            continue
-        hint = next((message for wrong, message in expect["hints"]
-                     if digest(expect["salt"], text) == wrong), None)
-        if hint:
-            raise NotYet(f"Not yet: {probe.label} is not right: {hint}")
-        raise NotYet(f"Not yet: {probe.label} is not the expected {probe.unit or 'answer'}. "
-                     f"Check the units and the rounding the question asks for, then run your "
-                     f"answer cell and this one again.")
+        if digest(expect["salt"], normal(probe, value)) != expect["hash"]:
+            raise NotYet(_wrong_message(probe, value, _hint(made.get("hints", []), checked,
+                                                            texts), (hints or {}).get(YES_NO)))
     print("Self-check passed.")
+
+
+def _quiet_normal(probe: Probe, value: object, error: Exception | None) -> str | None:
+    """A probe's normal form, or None when it raised or is not the kind asked for."""
+    if error is not None:
+        return None
+    try:
+        return normal(probe, value)
+    except Exception:
+        return None
+
+
+def _hint(hints: list[dict], checked: list[dict], texts: list[str | None]) -> str | None:
+    """The words of the one known mistake whose answers, on every probe, are the student's;
+    None when none is, or when mistakes with other words are too (a coincidence of values
+    is not a diagnosis)."""
+    found = {hint["words"] for hint in hints
+             if all(text is not None and wanted is not None
+                    and digest(expect["salt"], text) == wanted
+                    for text, wanted, expect in zip(texts, hint["hashes"], checked))}
+    return found.pop() if len(found) == 1 else None
+
+
+def _wrong_message(probe: Probe, value: object, hint: str | None, decides: str | None) -> str:
+    """What the self-check says of a wrong answer: the mistake's hint when one fits; for a
+    yes-or-no probe, that it is the other way round and what decides it (the cell's
+    `hints={"yes_no": ...}` words); else what to look at."""
+    if hint:
+        return f"Not yet: {probe.label} is not right: {hint}"
+    if probe.kind == "yes_no":
+        return (f"Not yet: {probe.label} gave {value!r}, the other way round. "
+                f"{decides or 'Go back to what decides it in the text above'}; work this "
+                f"case through by hand, then run your answer cell and this one again.")
+    return (f"Not yet: {probe.label} is not the expected {probe.unit or 'answer'}. Check the "
+            f"units and the rounding the question asks for, then run your answer cell and "
+            f"this one again.")
 
 
 def _traced(probe: Probe, codes: dict, calls: list[str], test: str) -> dict:

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import nbformat
 
-from kvlesson.grading import diagnosis, mistakes, probes, selfcheck
+from kvlesson.grading import diagnosis, mistakes, probe_search, probes, selfcheck
+from kvlesson.grading.shown_numbers import cell_text, numbers_in
 
 TIMEOUT = 300  # seconds for one cell; the slowest cell of the course takes a few
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
@@ -79,20 +80,40 @@ def with_stamps(source: str, stamps: list[str]) -> str:
 
 
 def make_stamp(entry: dict, wrong: list[dict], index: int, where: str) -> str:
-    """The stamp of one verify call: setting, and per probe salt, hash, hints."""
-    probes = []
-    for number, probe in enumerate(entry["probes"]):
-        salt = salt_for(where, index, number, probe["label"], json.dumps(entry["setting"]))
-        hints, seen = [], {probe["normal"]}
-        for mistake in wrong:
-            value = mistake["values"][index][number]
-            if value is not None and value not in seen:
-                seen.add(value)
-                message = entry["hints"].get(mistake["mistake"], mistake["hint"])
-                hints.append([selfcheck.digest(salt, value), message])
-        probes.append({"salt": salt, "hash": selfcheck.digest(salt, probe["normal"]),
-                       "hints": hints})
-    return json.dumps({"setting": entry["setting"], "probes": probes}, separators=(",", ":"))
+    """The stamp of one verify call: the setting; per probe a salt and the hash of the right
+    answer; and the hints: each known mistake's words with the hashes of what it gives on
+    every probe. A hint is kept only when no mistake with other words gives the same
+    answers (`unique_hints`), and never for yes-or-no probes, where any wrong answer is
+    every mistake's."""
+    salts = [salt_for(where, index, number, probe["label"], json.dumps(entry["setting"]))
+             for number, probe in enumerate(entry["probes"])]
+    hints = []
+    if all(probe["kind"] != "yes_no" for probe in entry["probes"]):
+        right = tuple(probe["normal"] for probe in entry["probes"])
+        for words, values in unique_hints(entry, wrong, index, right):
+            hints.append({"words": words, "hashes": [
+                None if value is None else selfcheck.digest(salt, value)
+                for salt, value in zip(salts, values)]})
+    probes = [{"salt": salt, "hash": selfcheck.digest(salt, probe["normal"])}
+              for salt, probe in zip(salts, entry["probes"])]
+    return json.dumps({"setting": entry["setting"], "probes": probes, "hints": hints},
+                      separators=(",", ":"))
+
+
+def unique_hints(entry: dict, wrong: list[dict], index: int,
+                 right: tuple) -> list[tuple[str, tuple]]:
+    """(words, what the mistake gives on each probe) for each known mistake of a verify call
+    that gives a wrong answer somewhere, once per set of answers, and only where the
+    mistakes giving those answers are one (`kvlesson.grading.diagnosis.one_mistake`; the
+    cell's `hints=` words first)."""
+    found: dict[tuple, list[dict]] = {}
+    for mistake in wrong:
+        values = tuple(mistake["values"][index])
+        if values != right and any(v is not None for v in values):
+            words = entry["hints"].get(mistake["mistake"], mistake["hint"])
+            found.setdefault(values, []).append({**mistake, "words": words})
+    return [(same[0]["words"], values) for values, same in found.items()
+            if diagnosis.one_mistake(same)]
 
 
 def key_entry(entry: dict, points: float, known: list[dict] = ()) -> dict:
@@ -134,20 +155,25 @@ class _Kernel:
 
 
 def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
-                     where: str) -> tuple[list[dict], list[dict], str]:
+                     where: str, shown: set[float]) -> tuple[list[dict], list[dict], str]:
     """Run test cell `index` in stamp mode, then the known mistakes of `answer`; the
     cell's entries, what each known mistake gave, and its stamped source."""
     cell = nb.cells[index]
+    right = answer_code(answer.source) if answer is not None else ""
+    same: dict[str, str] = {}
+    if right:
+        cell.source, same = probe_search.searched(kernel, cell.source, right, stamp_file.parent,
+                                                  where, shown)
     stamp_file.write_text("")
     kernel.must("from kvlesson.grading import selfcheck as _kvlesson_selfcheck\n"
                 "_kvlesson_selfcheck.start_cell()")
     kernel.run(cell, index)
-    if answer is not None:
-        right = answer_code(answer.source)
-        for mutant in mistakes.mutants(right):
+    if right:
+        shown = probe_search.examples(right, probe_search.Probes.of(cell.source))
+        for mutant in mistakes.mutants(right, examples=shown):
             if kernel.quietly(mutant.source):
                 kernel.must(f"_kvlesson_selfcheck.wrong_values({mutant.mistake!r}, "
-                            f"{mutant.hint!r})")
+                            f"{mutant.hint!r}, {same.get(mutant.source, '')!r})")
             kernel.must(right)
     rows = [json.loads(line) for line in stamp_file.read_text().splitlines() if line]
     entries = [row for row in rows if row["role"] in ("verify", "record")]
@@ -172,19 +198,24 @@ def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str) 
         os.environ[selfcheck.STAMP_FILE] = str(stamp_file)  # the kernel inherits it
         try:
             with client.setup_kernel():
-                kernel, answer = _Kernel(client), None
+                kernel, answer, shown = _Kernel(client), None, set()
                 for index, cell in enumerate(nb.cells):
                     if is_answer_cell(cell):
                         answer = cell
                     if not is_test_cell(cell):
-                        kernel.run(cell, index)
+                        if cell.cell_type == "code":
+                            kernel.run(cell, index)
+                        if not is_answer_cell(cell):  # released without solution or output
+                            shown |= numbers_in(cell_text(cell))  # what a reader sees above
                         continue
                     grade_id = nbgrader_meta(cell)["grade_id"]
                     entries, wrong, cell.source = _stamp_test_cell(
-                        kernel, nb, index, answer, stamp_file, f"{assignment}/{grade_id}")
+                        kernel, nb, index, answer, stamp_file, f"{assignment}/{grade_id}",
+                        shown)
                     [hidden] = [e for e in entries if e["role"] == "record"]
                     if hidden["grade_id"] != grade_id:
                         raise ValueError(f"record({hidden['grade_id']!r}) in cell {grade_id}")
+                    _same_rule(entries, hidden, grade_id)
                     key["setting"] = hidden["setting"]
                     key["exercises"][grade_id] = key_entry(
                         hidden, nbgrader_meta(cell)["points"], _known(entries, wrong, hidden))
@@ -194,6 +225,16 @@ def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str) 
             else:
                 os.environ[selfcheck.STAMP_FILE] = previous
     return key
+
+
+def _same_rule(entries: list[dict], hidden: dict, grade_id: str) -> None:
+    """A self-check forbids what its hidden test forbids: a forbidden call must say so in
+    the notebook, in the grade's words, not first in the grade."""
+    for entry in entries:
+        if entry["role"] == "verify" and entry["forbidden"] != hidden["forbidden"]:
+            raise ValueError(f"{grade_id}: the self-check forbids {tuple(entry['forbidden'])} "
+                             f"and the hidden test {tuple(hidden['forbidden'])}: give verify "
+                             f"the same forbidden=")
 
 
 def _known(entries: list[dict], wrong: list[dict], hidden: dict) -> list[dict]:

@@ -56,3 +56,8 @@ class Figure:
     value: float | int | bool | None
     text: str
     about: str
+
+
+def listing(numbers: dict[str, Figure], keys: list[str]) -> Say:
+    """Some of the figures as a Markdown list, "what it is: how the lesson writes it"."""
+    return Say("\n".join(f"* {numbers[key].about}: **{numbers[key].text}**" for key in keys))

@@ -1,5 +1,7 @@
 """Notebook 5's explorer: a real launch, per GPU, from a card, a model and vLLM's flags.
 
+The card is taken as vLLM measures it (its cudaMemGetInfo total), the rules are vLLM 0.33's.
+
 Pick a card, a model (or paste a `config.json`), the tensor-parallel size,
 the weights' and the cache's precision, the share and the longest request;
 see one GPU's floor plan, the tokens of its pool and the requests of full
@@ -24,7 +26,7 @@ from kvlesson.lesson.explorers import Explorer, share_slider, slider
 from kvlesson.lesson.real_server_numbers import TWO_H100, Launch
 from kvlesson.lesson.stacked_bar import StackedBar
 from kvlesson.memory.specs import GPUS, MODELS, GPU, Model
-from kvlesson.memory.startup import PROFILED_BYTES, Startup, startup
+from kvlesson.memory.startup import PROFILED_BYTES, VLLM_SHARE, Startup, startup
 from kvlesson.memory.units import gib
 
 PASTED = "pasted config.json"  # the model choice that reads the text box
@@ -63,7 +65,7 @@ def real_view(gpu: GPU, model: Model | str, tp: int, weights: str, cache: str, s
     except (ValueError, TypeError) as error:  # json.JSONDecodeError is a ValueError
         return RealView(None, f"**This cannot be sized:** {error}")
     p = launch.parts
-    plan = (f"Each of {tp} GPU{'s' if tp > 1 else ''} ({gpu.name}, {model.name}): budget "
+    plan = (f"Each of {tp} GPU{'s' if tp > 1 else ''} ({p.gpu.name}, {model.name}): budget "
             f"{quote.gb(p.allowed_bytes)}, weights {quote.gb(p.weights_bytes, 2)}, profiled "
             f"{quote.gb(p.reserve_bytes)}, KV pool {quote.gb(max(p.pool_bytes, 0), 2)}. ")
     if not launch.starts:
@@ -111,7 +113,8 @@ class RealServerExplorer(Explorer):
     """Card, model (or a pasted config.json), TP, precisions, share and longest request."""
 
     def __init__(self, gpu: str = "H100_80GB", model: str = "LLAMA_31_8B", tp: int = 1,
-                 share: int = 92, longest: int = 131_072, reserve_bytes: float = PROFILED_BYTES):
+                 share: int = VLLM_SHARE, longest: int = 131_072,
+                 reserve_bytes: float = PROFILED_BYTES):
         self.reserve_bytes = reserve_bytes
         self.gpu = w.Dropdown(description="card", options=list(GPUS), value=gpu.upper())
         self.model = w.Dropdown(description="model", options=[*MODELS, PASTED], value=model.upper())

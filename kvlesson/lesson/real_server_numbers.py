@@ -3,32 +3,40 @@
 The settings are the seeds' own and do not follow `python -m kvlesson --gpu`:
 an H100 serving Llama 3.1 8B at vLLM's default share (seed 003), Qwen2.5 7B's
 config (seed 002), one engineer's logs on two RTX 3090s (seed 001, measured
-figures kept as data in `field_notes`), and Llama 3.3 70B on two H100s.
+figures kept as data in `rig_measurements`), and Llama 3.3 70B on two H100s.
+Every card is taken as vLLM measures it (`GPU.total_bytes`), and every rule is
+vLLM 0.33's (`vllm_defaults.VLLM_RELEASE`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
 
 from kvlesson.lesson import quote
 from kvlesson.lesson.quote import Figure
 from kvlesson.memory import rig_measurements as rig
-from kvlesson.memory.other_servers import cache_budgets, llama_cpp_slot_context, share_each
-from kvlesson.memory.specs import GIB, GPUS, H100_80GB, LLAMA_31_8B, LLAMA_33_70B, MODELS, QWEN25_7B
+from kvlesson.memory.other_servers import (LLAMA_CPP_AUTO_SLOTS, cache_budgets, llama_cpp_context,
+                                           share_each)
+from kvlesson.memory.specs import (A100_80GB, GIB, GPUS, H100_80GB, LLAMA_31_8B, LLAMA_33_70B,
+                                   MODELS, QWEN25_7B)
 from kvlesson.memory.startup import AUTO, PROFILED_BYTES, VLLM_SHARE, Startup, startup
 from kvlesson.memory.units import gib, kib
+from kvlesson.memory.vllm_defaults import (NULL_BLOCK_SINCE, SHARE_BEFORE_0_20, VLLM_RELEASE,
+                                           v1_defaults)
 
 Say = quote.Say
 
 FULL_LENGTH = 131_072  # max_model_len's default for Llama 3.x: the config's context length
-SHORT_CHAT, BUSY = 4_096, 1_024  # a 4K chat, and max_num_seqs' default of 1,024 sequences
+SHORT_CHAT = 4_096  # a 4K chat
 QWEN_CHAT, QWEN_LIMIT = 4_096, 32_768  # a 4K chat and Qwen2.5's 32K context limit
 HIGHER_SHARE = 95  # raising gpu_memory_utilization to 0.95 for the 70B launch
 TRT_FRACTION = 0.9  # TensorRT-LLM's free_gpu_memory_fraction (and the same 0.9 in vLLM)
 LLAMA_CPP_CTX, LLAMA_CPP_SLOTS = 98_304, 3  # --ctx-size 98304 --parallel 3
+LLAMA_CPP_ODD = (100, 3)  # --ctx-size 100 --parallel 3: padding to 256 shows
+K8V4_HEADS = (128, 256)  # head sizes at which k8v4's layout is worked out
 
 
-@dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True)
 class Launch:
     """A launch by the names notebook 5's explorer offers: card, model, GPUs, share, longest."""
 
@@ -56,29 +64,52 @@ def _starts(starts: bool) -> str:
 
 
 def h100_numbers() -> dict[str, Figure]:
-    """Seed 003's H100 example: Llama 3.1 8B in BF16 at 0.92 with 3 GB profiled."""
+    """Seed 003's H100 example: Llama 3.1 8B in BF16 at 0.92 with 3 GB profiled, on the H100
+    as vLLM measures it, beside the same launch on the data sheet's 80 GB."""
     s = startup(H100_80GB, LLAMA_31_8B, VLLM_SHARE, FULL_LENGTH)
     p = s.parts
-    busy = BUSY * SHORT_CHAT * LLAMA_31_8B.bytes_per_token
+    sheet = startup(dataclasses.replace(H100_80GB, measured_bytes=None), LLAMA_31_8B, VLLM_SHARE,
+                    FULL_LENGTH)
+    caps, small = v1_defaults(H100_80GB), v1_defaults(A100_80GB)
+    busy = caps.max_num_seqs * SHORT_CHAT * LLAMA_31_8B.bytes_per_token
     return {
-        "h100_budget": Figure(p.allowed_bytes, quote.gb(p.allowed_bytes), "budget, 0.92 of 80 GB"),
+        "h100_total": Figure(p.gpu_bytes, f"{gib(p.gpu_bytes)} ({quote.gb(p.gpu_bytes)})",
+                             "the H100's total, as cudaMemGetInfo reports it"),
+        "h100_budget": Figure(p.allowed_bytes, quote.gb(p.allowed_bytes), "budget, 0.92 of it"),
         "h100_weights": Figure(p.weights_bytes, quote.gb(p.weights_bytes, 2), "weights, BF16"),
         "h100_profiled": Figure(p.reserve_bytes, quote.gb(p.reserve_bytes), "profiled (assumed)"),
         "h100_pool": Figure(p.pool_bytes, quote.gb(p.pool_bytes), "KV pool"),
         "h100_pool_gib": Figure(p.pool_bytes / GIB, gib(p.pool_bytes, 1), "KV pool in GiB"),
+        "h100_sheet_pool_gib": Figure(sheet.parts.pool_bytes / GIB, gib(sheet.parts.pool_bytes, 1),
+                                      "KV pool if the card were the data sheet's 80e9 bytes"),
         "h100_per_token": Figure(LLAMA_31_8B.bytes_per_token, kib(LLAMA_31_8B.bytes_per_token),
                                  "KV cache per token"),
-        "h100_tokens_exact": Figure(s.tokens_exact, quote.count(s.tokens_exact),
-                                    "pool in tokens, before blocks"),
-        "h100_tokens": Figure(s.tokens, quote.count(s.tokens), "pool in tokens, whole blocks"),
+        "h100_blocks": Figure(s.blocks, quote.count(s.blocks), "blocks of 16 tokens"),
+        "h100_tokens": Figure(s.tokens, quote.count(s.tokens), "GPU KV cache size, as logged"),
         "h100_one_chat": Figure(s.needed_bytes, gib(s.needed_bytes, 0),
                                 f"one request of {FULL_LENGTH:,}"),
         "h100_starts": Figure(s.starts, _starts(s.starts), "the start-up check"),
-        "h100_concurrency": Figure(s.concurrency, quote.one(s.concurrency),
-                                   f"requests of {FULL_LENGTH:,} at once"),
+        "h100_concurrency": Figure(s.concurrency, f"{s.concurrency:.2f}",
+                                   f"requests of {FULL_LENGTH:,} at once, as logged"),
         "h100_chats_4k": Figure(s.chats_at(SHORT_CHAT), quote.count(s.chats_at(SHORT_CHAT)),
                                 f"requests of {SHORT_CHAT:,} at once"),
-        "h100_busy_needs": Figure(busy, gib(busy, 0), f"{BUSY:,} requests of {SHORT_CHAT:,} need"),
+        "h100_max_num_seqs": Figure(caps.max_num_seqs, quote.count(caps.max_num_seqs),
+                                    f"max_num_seqs, vLLM {VLLM_RELEASE}'s default on an H100"),
+        "h100_budget_tokens": Figure(caps.max_num_batched_tokens,
+                                     quote.count(caps.max_num_batched_tokens),
+                                     "max_num_batched_tokens, its default for vllm serve"),
+        "a100_max_num_seqs": Figure(small.max_num_seqs, quote.count(small.max_num_seqs),
+                                    "max_num_seqs on an A100 80GB or a smaller card"),
+        "a100_budget_tokens": Figure(small.max_num_batched_tokens,
+                                     quote.count(small.max_num_batched_tokens),
+                                     "max_num_batched_tokens there, for vllm serve"),
+        "h100_busy_needs": Figure(busy, gib(busy, 0),
+                                  f"{caps.max_num_seqs:,} requests of {SHORT_CHAT:,} need"),
+        "release": Figure(VLLM_RELEASE, VLLM_RELEASE, "the vLLM release these rules are read from"),
+        "null_block_since": Figure(NULL_BLOCK_SINCE, NULL_BLOCK_SINCE,
+                                   "one block held back as the null block, since"),
+        "share_before": Figure(SHARE_BEFORE_0_20 / 100, f"{SHARE_BEFORE_0_20 / 100:.2f}",
+                               "gpu_memory_utilization's default before 0.20"),
     }
 
 
@@ -113,7 +144,10 @@ def log_numbers() -> dict[str, Figure]:
         "log_concurrency_agrees": Figure(check.concurrency_agree,
                                          "agrees" if check.concurrency_agree else "disagrees",
                                          "log: tokens / length against its concurrency"),
-        "log_budget": Figure(check.budget_gib, f"{check.budget_gib:.1f} GiB", "budget per 3090 at 0.90"),
+        "log_total": Figure(rig.RIG_GPU.total_bytes / GIB, gib(rig.RIG_GPU.total_bytes),
+                            "an RTX 3090 as vLLM measures it"),
+        "log_budget": Figure(check.budget_gib, f"{check.budget_gib:.2f} GiB",
+                             "budget per 3090 at 0.90"),
         "log_workspace": Figure(check.non_cache_gib, f"{check.non_cache_gib:.2f} GiB",
                                 "workspace: budget - weights - cache"),
         "log_per_token": Figure(check.bytes_per_token, kib(check.bytes_per_token),
@@ -139,43 +173,53 @@ def tp_numbers() -> dict[str, Figure]:
     four = TWO_H100.start(tp=4)
     return {
         "tp2_budget": Figure(bf16.all_budget_bytes, quote.gb(bf16.all_budget_bytes),
-                             "70B, TP=2: budget on both GPUs"),
+                             "70B, TP=2: budget, in all (both GPUs)"),
         "tp2_weights": Figure(LLAMA_33_70B.weights_bytes, quote.gb(LLAMA_33_70B.weights_bytes),
-                              "70B, TP=2: weights, BF16"),
-        "tp2_pool": Figure(bf16.all_pool_bytes, quote.gb(bf16.all_pool_bytes, 2), "70B, TP=2: KV pool"),
+                              "70B, TP=2: weights, BF16, in all (both GPUs)"),
+        "tp2_pool": Figure(bf16.all_pool_bytes, quote.gb(bf16.all_pool_bytes, 2), "70B, TP=2: KV pool, in all (both GPUs)"),
         "tp2_needed": Figure(bf16.all_needed_bytes, gib(bf16.all_needed_bytes, 0),
-                             f"70B, TP=2: one request of {FULL_LENGTH:,} needs"),
+                             f"70B, TP=2: one request of {FULL_LENGTH:,} needs, in all (both GPUs)"),
         "tp2_starts": Figure(bf16.starts, _starts(bf16.starts), "70B, TP=2: the start-up check"),
         "tp2_auto_len": Figure(auto.longest, quote.count(auto.longest),
                                "70B, TP=2: what max_model_len=-1 finds"),
         "tp2_95_pool": Figure(higher.all_pool_bytes, quote.gb(higher.all_pool_bytes),
-                              "70B, TP=2 at 0.95: KV pool"),
-        "tp2_95_tokens": Figure(higher.tokens, quote.count(higher.tokens), "70B, TP=2 at 0.95: tokens"),
+                              "70B, TP=2 at 0.95: KV pool, in all (both GPUs)"),
+        "tp2_95_tokens": Figure(higher.longest_that_fits, quote.count(higher.longest_that_fits),
+                                "70B, TP=2 at 0.95: the longest request that fits"),
         "tp2_95_starts": Figure(higher.starts, _starts(higher.starts), "70B, TP=2 at 0.95: the check"),
         "tp2_fp8_pool": Figure(fp8.all_pool_bytes, quote.gb(fp8.all_pool_bytes),
-                               "70B FP8 weights, TP=2: KV pool"),
+                               "70B FP8 weights, TP=2: KV pool, in all (both GPUs)"),
         "tp2_fp8_tokens": Figure(fp8.tokens, quote.count(fp8.tokens), "70B FP8 weights, TP=2: tokens"),
-        "tp2_fp8_concurrency": Figure(fp8.concurrency, quote.one(fp8.concurrency),
+        "tp2_fp8_concurrency": Figure(fp8.concurrency, f"{fp8.concurrency:.2f}",
                                       f"70B FP8 weights, TP=2: requests of {FULL_LENGTH:,}"),
         "tp4_tokens": Figure(four.tokens, quote.count(four.tokens), "70B, TP=4: tokens"),
-        "tp4_concurrency": Figure(four.concurrency, quote.one(four.concurrency),
+        "tp4_concurrency": Figure(four.concurrency, f"{four.concurrency:.2f}",
                                   f"70B, TP=4: requests of {FULL_LENGTH:,}"),
     }
 
 
 def format_numbers() -> dict[str, Figure]:
-    """An fp8 cache, seed 001's k8v4 step, and its LoRA slots."""
+    """An fp8 cache, FP8 weights and "auto", seed 001's k8v4 step, and its LoRA slots."""
     fp8 = LLAMA_31_8B.with_dtypes(cache="fp8")
+    fp8_weights = LLAMA_31_8B.with_dtypes(weights="fp8")
+    declared = LLAMA_31_8B.with_dtypes(weights="fp8", declared_cache="fp8")
     fp8_start = startup(H100_80GB, fp8, VLLM_SHARE, FULL_LENGTH)
     k8v4 = rig.k8v4_step()
     lora = rig.lora_cost()
     return {
         "fp8_per_token": Figure(fp8.bytes_per_token, kib(fp8.bytes_per_token), "fp8 cache per token"),
         "fp8_tokens": Figure(fp8_start.tokens, quote.count(fp8_start.tokens), "H100 pool, fp8 cache"),
+        "fp8_weights_auto": Figure(fp8_weights.bytes_per_token, kib(fp8_weights.bytes_per_token),
+                                   "FP8 weights, cache \"auto\": per token"),
+        "fp8_declared_auto": Figure(declared.bytes_per_token, kib(declared.bytes_per_token),
+                                    "FP8 checkpoint declaring an FP8 cache, \"auto\": per token"),
         "k8v4_before": Figure(k8v4.before, quote.count(k8v4.before), "pool at 262,144, fp8_e4m3"),
         "k8v4_after": Figure(k8v4.after, quote.count(k8v4.after), "pool at 262,144, k8v4"),
         "k8v4_gain": Figure(k8v4.gain, quote.pct(k8v4.gain), "k8v4: more tokens, measured"),
         "k8v4_bits_gain": Figure(k8v4.bits_gain, quote.pct(k8v4.bits_gain), "k8v4: more tokens, by bits"),
+        **{f"k8v4_layout_{head}": Figure(k8v4.layout_gain(head), quote.pct(k8v4.layout_gain(head)),
+                                         f"k8v4: more tokens, by its layout, head size {head}")
+           for head in K8V4_HEADS},
         "lora_buffers": Figure(lora.buffers_gib, f"{lora.buffers_gib:.2f} GiB",
                                "LoRA, 8 slots of rank 128: buffers per GPU"),
         "lora_eight_cache": Figure(lora.eight_slots_cache_gib, f"{lora.eight_slots_cache_gib:.2f} GiB",
@@ -193,12 +237,24 @@ def format_numbers() -> dict[str, Figure]:
 
 def server_numbers() -> dict[str, Figure]:
     """llama.cpp's slots, TensorRT-LLM's fraction against vLLM's, two servers on one card."""
-    slot = llama_cpp_slot_context(LLAMA_CPP_CTX, LLAMA_CPP_SLOTS)
+    split = llama_cpp_context(LLAMA_CPP_CTX, LLAMA_CPP_SLOTS)
+    odd = llama_cpp_context(*LLAMA_CPP_ODD)
+    auto = llama_cpp_context(LLAMA_CPP_CTX)
     budgets = cache_budgets(TRT_FRACTION, H100_80GB, LLAMA_31_8B, PROFILED_BYTES)
     each = share_each(2)
     return {
-        "llama_cpp_slot": Figure(slot, quote.count(slot),
-                                 f"llama.cpp: tokens a slot, {LLAMA_CPP_CTX:,} over {LLAMA_CPP_SLOTS}"),
+        "llama_cpp_slot": Figure(split.per_slot, quote.count(split.per_slot),
+                                 f"llama.cpp, --ctx-size {LLAMA_CPP_CTX:,} --parallel "
+                                 f"{LLAMA_CPP_SLOTS}: tokens a slot"),
+        "llama_cpp_odd_slot": Figure(odd.per_slot, quote.count(odd.per_slot),
+                                     f"--ctx-size {LLAMA_CPP_ODD[0]} --parallel "
+                                     f"{LLAMA_CPP_ODD[1]}: tokens a slot (padded to 256)"),
+        "llama_cpp_odd_ctx": Figure(odd.n_ctx, quote.count(odd.n_ctx),
+                                    "the same: the context the cache is sized for"),
+        "llama_cpp_auto_slots": Figure(auto.slots, quote.count(auto.slots),
+                                       "no --parallel (the default): slots, sharing one cache"),
+        "llama_cpp_auto_slot": Figure(auto.per_slot, quote.count(auto.per_slot),
+                                      f"the same, --ctx-size {LLAMA_CPP_CTX:,}: tokens a slot may use"),
         "vllm_cache_09": Figure(budgets.vllm_bytes, quote.gb(budgets.vllm_bytes),
                                 "H100, 8B: vLLM's cache at 0.9"),
         "trt_cache_09": Figure(budgets.tensorrt_llm_bytes, quote.gb(budgets.tensorrt_llm_bytes),
@@ -213,26 +269,24 @@ def real_server_numbers() -> dict[str, Figure]:
             **format_numbers(), **server_numbers()}
 
 
-def listing(numbers: dict[str, Figure], keys: list[str]) -> Say:
-    """Some of the figures as a Markdown list, "what it is: how the lesson writes it"."""
-    return Say("\n".join(f"* {numbers[key].about}: **{numbers[key].text}**" for key in keys))
-
-
 def walk(launch: Startup) -> Say:
-    """A launch, step by step in the worker's order, per GPU, with its numbers."""
+    """A launch, step by step in vLLM 0.33's order, per GPU, with its numbers."""
     p, tp = launch.parts, launch.tp
     split = f" (1/{tp} of {quote.gb(p.model.weights_bytes, 2)})" if tp > 1 else ""
-    check = (f"passes: the pool holds {launch.concurrency:.2f} of them." if launch.starts
-             else f"fails: {launch.error()}")
+    each = " on each GPU" if tp > 1 else ""  # with several GPUs, say whose memory it is
+    check = (f"passes: the pool holds {launch.concurrency:.2f} of them, as the log will say."
+             if launch.starts else f"fails: {launch.error()}")
     return Say("\n".join([
-        f"1. **Snapshot.** {p.gpu.name}: {quote.gb(p.gpu_bytes)} in all; the budget is "
-        f"{p.share}% of that, {quote.gb(p.allowed_bytes)}, whatever is free.",
+        f"1. **Snapshot.** {p.gpu.name}: {quote.gb(p.gpu_bytes)} of memory{each}, the total "
+        f"cudaMemGetInfo reports; the budget is {p.share}% of that, {quote.gb(p.allowed_bytes)}"
+        f"{each}, whatever is free.",
         f"2. **Load the weights.** {p.model.name}: {quote.gb(p.weights_bytes, 2)} on each GPU{split}.",
-        f"3. **Profile.** Activations, CUDA graphs and workspace: {quote.gb(p.reserve_bytes)} "
-        f"(assumed here; vLLM measures it).",
-        f"4. **Subtract.** KV pool = {quote.gb(p.allowed_bytes)} - {quote.gb(p.weights_bytes, 2)} - "
+        f"3. **Profile.** Activations, CUDA graphs and workspace: {quote.gb(p.reserve_bytes)}"
+        f"{each} (assumed here; vLLM measures it).",
+        f"4. **Subtract.** KV pool{each} = {quote.gb(p.allowed_bytes)} - {quote.gb(p.weights_bytes, 2)} - "
         f"{quote.gb(p.reserve_bytes)} = {quote.gb(p.pool_bytes, 2)} ({gib(max(p.pool_bytes, 0))}), "
-        f"{quote.count(p.blocks)} blocks of 16 tokens = {quote.count(launch.tokens)} tokens.",
-        f"5. **Check.** One request of max_model_len = {launch.longest:,} tokens needs "
-        f"{gib(launch.needed_bytes)}; the check {check}",
+        f"{quote.count(p.blocks)} blocks of 16 tokens.",
+        f"5. **Check.** One block is held back (the null block, since vLLM {NULL_BLOCK_SINCE}); "
+        f"one request of max_model_len = {launch.longest:,} tokens needs "
+        f"{gib(launch.needed_bytes)}{each}; the check {check}",
     ]))

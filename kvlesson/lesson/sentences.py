@@ -19,6 +19,7 @@ from kvlesson.memory.floor import (BLOCK_TOKENS, RESERVE_BYTES, TYPICAL_CHAT, Me
                                    ServerWontStart, first_share_with_blocks, memory_parts, readings,
                                    room)
 from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.memory.units import counted
 from kvlesson.serving.chats import Chat
 from kvlesson.serving.server import LESSON_LONGEST, Step
 from kvlesson.serving.sweep import (CAPS, PAYS, cap_for_wait, cap_sweep, knee, prefill_floor,
@@ -113,7 +114,7 @@ class SweepView:
         r = row.iloc[0]
         return Say(head + f"Cap {cap}: {quote.count(r.tokens_per_s)} tokens/s, a wait of "
                    f"{quote.one(r.wait_ms)} ms between words, {quote.one(r.avg_running)} chats "
-                   f"running on average, {int(r.pauses)} pauses.")
+                   f"running on average, {counted(int(r.pauses), 'pause')}.")
 
 
 def sweep_view(chats: list[Chat], share: int, longest: int = LESSON_LONGEST,
@@ -204,7 +205,7 @@ def chats_summary(chats: list[Chat]) -> Say:
     """The chats in numbers: how many, and the range and total of prompts and replies."""
     prompts, replies = [c.prompt for c in chats], [c.reply for c in chats]
     return Say(
-        f"{len(chats):,} chats, all waiting at time zero. Prompts run from {min(prompts):,} to "
+        f"{counted(len(chats), 'chat')}, all waiting at time zero. Prompts run from {min(prompts):,} to "
         f"{max(prompts):,} tokens ({quote.count(sum(prompts))} in all, mean "
         f"{quote.count(sum(prompts) / len(chats))}); replies from {min(replies):,} to "
         f"{max(replies):,} ({quote.count(sum(replies))} in all, mean "

@@ -39,16 +39,21 @@ def gap_chart(runs: dict[str, Sequence[Step]], chat: int, title: str = "") -> Fi
 
 
 def queue_chart(runs: dict[str, ServeResult], title: str = "") -> Figure:
-    """Requests waiting in the server over time, one line per run."""
-    figure = Figure(figsize=(9, 3.2), layout="constrained")
-    ax = figure.subplots()
+    """Requests over time, one line per run: above, waiting inside the server (its own
+    queue); below, clients retrying outside after a proxy's 503, which the server never sees."""
+    figure = Figure(figsize=(9, 4.6), layout="constrained")
+    inside, outside = figure.subplots(2, 1, sharex=True)
     for (label, result), colour in zip(runs.items(), COLOURS):
-        times = [t for t, _, _ in result.queue]
-        ax.step(times, [waiting for _, waiting, _ in result.queue], where="post", color=colour,
-                label=label)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("requests waiting")
-    ax.grid(alpha=0.3)
-    ax.legend(loc="upper right")
-    ax.set_title(title, fontsize=10)
+        inside.step([t for t, _, _ in result.queue], [waiting for _, waiting, _ in result.queue],
+                    where="post", color=colour, label=label)
+        history = [(0.0, 0), *result.outside, (result.seconds, 0)]
+        outside.step([t for t, _ in history], [count for _, count in history], where="post",
+                     color=colour, label=label)
+    inside.set_ylabel("waiting inside")
+    outside.set_ylabel("retrying outside")
+    outside.set_xlabel("time (s)")
+    for ax in (inside, outside):
+        ax.grid(alpha=0.3)
+    inside.legend(loc="upper right")
+    inside.set_title(title, fontsize=10)
     return figure

@@ -1,10 +1,10 @@
 """Notebook 6's explorer: a day of chats, with arrival-rate, budget and cap sliders.
 
 `traffic_view` serves the day with the fast engine and says what users
-feel; `TrafficChart` draws each chat's time to first token and gap between
-tokens in the order the chats arrived (fixed log axes, so the dots move, not
-the scale); `TrafficExplorer` wires the sliders to them. Needs the course
-extra (ipywidgets).
+feel; `TrafficChart` draws each chat's time to first token and time per
+output token in the order the chats arrived (fixed log axes, so the dots
+move, not the scale); `TrafficExplorer` wires the sliders to them. Needs the
+course extra (ipywidgets).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from kvlesson.arguments import positive, whole
 from kvlesson.lesson.charts import BLUE, GREY, VERMILION
 from kvlesson.lesson.explorers import Explorer, slider
+from kvlesson.memory.units import counted
 from kvlesson.serving.arrivals import poisson_arrivals
 from kvlesson.serving.chats import Chat, as_chats, lesson_chats
 from kvlesson.serving.fast_engine import serve_fast
@@ -28,29 +29,30 @@ RATES = (0.1, 0.2, 0.5, 1.0, 2.0, 3.0, 5.0)  # chats a second
 BUDGETS = (128, 512, 2_048, 8_192, 0)  # tokens a step; 0 on the slider: no budget
 DAY = 300  # chats in the explorer's day
 MOST_CAP = BUDGETS[0]  # the cap slider stops at the smallest budget (vLLM: budget >= cap)
-# The fixed axes: TTFT from 5 ms to 10 minutes, ITL from 5 ms to 1 s.
-TTFT_RANGE, ITL_RANGE = (0.005, 600.0), (0.005, 1.0)
+# The fixed axes: TTFT from 5 ms to 10 minutes, TPOT from 5 ms to 1 s.
+TTFT_RANGE, TPOT_RANGE = (0.005, 600.0), (0.005, 1.0)
 
 
 @dataclass(frozen=True)
 class TrafficView:
-    """One setting's day: per chat (arrival order) TTFT and ITL, and the run's report."""
+    """One setting's day: per chat (arrival order) TTFT and TPOT, and the run's report."""
 
     rate: float
     budget: int | None
     cap: int
     ttft_s: list[float]
-    itl_s: list[float]
+    tpot_s: list[float]
     report: Latency
 
     @property
     def caption(self) -> str:
         r = self.report
         budget = "no budget" if self.budget is None else f"a budget of {self.budget:,} tokens"
-        return (f"**{self.rate:g} chats a second, cap {self.cap}, {budget}:** time to first "
+        return (f"**{counted(self.rate, 'chat')} a second, cap {self.cap}, {budget}:** time to first "
                 f"token p50 {r.ttft.p50:.2f} s, p95 {r.ttft.p95:.2f} s, p99 {r.ttft.p99:.2f} s; "
-                f"gap between tokens p95 {r.itl.p95 * 1000:.1f} ms; {r.tokens_per_s:,.0f} "
-                f"tokens/s; at most {r.most_waiting} waiting; {r.pauses} pauses.")
+                f"TPOT p95 {r.tpot.p95 * 1000:.1f} ms; every gap between tokens (ITL) p99 "
+                f"{r.itl.p99 * 1000:.1f} ms, worst {r.itl.worst * 1000:.0f} ms; "
+                f"{r.tokens_per_s:,.0f} tokens/s; at most {r.most_waiting} waiting; {counted(r.pauses, 'pause')}.")
 
 
 def traffic_view(chats: list[Chat], rate: float, budget: int | None, cap: int,
@@ -58,12 +60,12 @@ def traffic_view(chats: list[Chat], rate: float, budget: int | None, cap: int,
     """The chats arriving at `rate` a second (Poisson, `seed`), served with this budget and cap."""
     result = serve_fast(poisson_arrivals(chats, rate, seed), cap, budget=budget, **settings)
     times = chat_times(result).sort_values("sent_s")
-    return TrafficView(rate, budget, cap, list(times["ttft_s"]), list(times["itl_s"]),
+    return TrafficView(rate, budget, cap, list(times["ttft_s"]), list(times["tpot_s"]),
                        latency(result))
 
 
 class TrafficChart:
-    """Each chat's TTFT (left) and ITL (right), in arrival order, with the p95 as a line."""
+    """Each chat's TTFT (left) and TPOT (right), in arrival order, with the p95 as a line."""
 
     def __init__(self, view: TrafficView):
         self.figure = Figure(figsize=(9, 3.4), layout="constrained")
@@ -71,7 +73,7 @@ class TrafficChart:
         self.dots, self.p95 = [], []
         for ax, label, limits, colour in (
                 (self.axes[0], "time to first token (s)", TTFT_RANGE, BLUE),
-                (self.axes[1], "gap between tokens (s)", ITL_RANGE, VERMILION)):
+                (self.axes[1], "time per output token (s)", TPOT_RANGE, VERMILION)):
             self.dots.append(ax.plot([], [], ".", color=colour, markersize=4)[0])
             self.p95.append(ax.axhline(1, color=GREY, linewidth=2, linestyle="--"))
             ax.set_yscale("log")
@@ -85,8 +87,8 @@ class TrafficChart:
         self.update(view)
 
     def update(self, view: TrafficView) -> None:
-        spreads = (view.report.ttft, view.report.itl)
-        for dots, line, values, spread in zip(self.dots, self.p95, (view.ttft_s, view.itl_s),
+        spreads = (view.report.ttft, view.report.tpot)
+        for dots, line, values, spread in zip(self.dots, self.p95, (view.ttft_s, view.tpot_s),
                                               spreads):
             dots.set_data(range(len(values)), values)
             line.set_ydata([spread.p95] * 2)
@@ -94,7 +96,7 @@ class TrafficChart:
 
 
 def traffic_chart(view: TrafficView) -> Figure:
-    """The day's TTFT and ITL per chat, for a notebook to show once."""
+    """The day's TTFT and TPOT per chat, for a notebook to show once."""
     return TrafficChart(view).figure
 
 

@@ -2,10 +2,12 @@
 
 The names are the ones a vLLM user types: `--dtype bfloat16` or `float16` for
 the weights (`--quantization fp8` for 8-bit weights), and `--kv-cache-dtype`
-for the cache. The cache's "auto" means the precision the model computes in:
-BF16 or FP16 weights compute in their own precision, and FP8 weights are
-multiplied out in BF16, so their "auto" cache stays at 16 bits (vLLM's own
-rule: "auto" uses the model's data type, which quantized weights do not change).
+for the cache. The cache's "auto" means the model's data type (`--dtype`,
+`model_config.dtype`; vllm/utils/torch_utils.py, v0.33.0), which quantized
+weights do not change: FP8 weights beside a BF16 model keep a 16-bit cache,
+although on an H100 they are multiplied in FP8. One exception: a checkpoint
+that declares an FP8 KV cache (ModelOpt's `kv_cache_quant_algo`, or
+llm-compressor's `kv_cache_scheme`) gets an FP8 cache under "auto".
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ WEIGHT_BITS = {"bf16": 16, "bfloat16": 16, "fp16": 16, "float16": 16, "half": 16
 # Bits per cached number for --kv-cache-dtype. "fp8" is fp8_e4m3 on NVIDIA cards.
 CACHE_BITS = {"bf16": 16, "bfloat16": 16, "fp16": 16, "float16": 16,
               "fp8": 8, "fp8_e4m3": 8, "fp8_e5m2": 8}
-COMPUTE_BITS = 16  # FP8 weights compute in BF16, so an "auto" cache beside them is 16-bit
+MODEL_DTYPE_BITS = 16  # the model's dtype (BF16 or FP16) beside FP8 weights: "auto"'s cache
 
 
 @dataclass(frozen=True)
@@ -29,15 +31,20 @@ class Precisions:
     cache_bits: int
 
 
-def precisions(weights: str, cache: str = "auto") -> Precisions:
-    """The precisions that `--dtype`/`--quantization` `weights` and `--kv-cache-dtype` `cache` give.
+def precisions(weights: str, cache: str = "auto", declared_cache: str | None = None) -> Precisions:
+    """The precisions that `--dtype`/`--quantization` `weights` and `--kv-cache-dtype` `cache`
+    give; `declared_cache` is the KV-cache precision the checkpoint declares (an FP8 checkpoint
+    made with ModelOpt or llm-compressor may), which "auto" follows.
 
-    >>> precisions("fp8", "auto")
-    Precisions(weight_bytes=1, cache_bits=16)
+    >>> precisions("fp8", "auto"), precisions("fp8", "auto", declared_cache="fp8")
+    (Precisions(weight_bytes=1, cache_bits=16), Precisions(weight_bytes=1, cache_bits=8))
     """
     weight_bits = _lookup("weights", weights, WEIGHT_BITS)
     if isinstance(cache, str) and cache.lower() == "auto":
-        cache_bits = COMPUTE_BITS if weight_bits < COMPUTE_BITS else weight_bits
+        if declared_cache is not None:
+            cache_bits = _lookup("declared_cache", declared_cache, CACHE_BITS)
+        else:
+            cache_bits = MODEL_DTYPE_BITS if weight_bits < MODEL_DTYPE_BITS else weight_bits
     else:
         cache_bits = _lookup("cache", cache, CACHE_BITS, extra=("auto",))
     return Precisions(weight_bits // 8, cache_bits)

@@ -1,7 +1,11 @@
 """GPUs and models as data.
 
-A GPU is its memory, its peak arithmetic speed and its memory bandwidth. A
-model is what the floor plan and the step time need: how many numbers it has
+A GPU is its memory, its peak arithmetic speed and its memory bandwidth. Its
+memory is read two ways: the size on the data sheet, which the lesson's
+notebooks 1-4 take at its word ("80 GB" = 80e9 bytes), and the total that
+`cudaMemGetInfo` reports on the card, which is what vLLM takes its share of
+(notebook 5): a little less than the card's GiB, as public logs show it.
+A model is what the floor plan and the step time need: how many numbers it has
 (its parameters), and the shape of its cache (layers, KV heads, head size,
 bytes per number). The cache for one token is derived from that shape, never
 typed in, and a model can be built from a Hugging Face `config.json`.
@@ -23,18 +27,30 @@ MAX_TP = 64  # the most GPUs one model is split over here (an 8-node HGX H100 cl
 
 @dataclass(frozen=True)
 class GPU:
-    """One accelerator: memory in bytes, peak dense FLOP/s, bandwidth in bytes/s."""
+    """One accelerator: memory in bytes, peak dense FLOP/s, bandwidth in bytes/s.
+
+    `memory_bytes` is the data sheet's size as the lesson reads it; `measured_bytes`
+    the total `cudaMemGetInfo` reports (None: not known, the data sheet's size stands in).
+    """
 
     name: str
     memory_bytes: int
     peak_flops: float
     bandwidth: float
+    measured_bytes: int | None = None
 
     def __post_init__(self) -> None:
         of_type("name", self.name, str)
         whole("memory_bytes", self.memory_bytes, 1)
         positive("peak_flops", self.peak_flops)
         positive("bandwidth", self.bandwidth)
+        if self.measured_bytes is not None:
+            whole("measured_bytes", self.measured_bytes, 1, self.memory_bytes * 2)
+
+    @property
+    def total_bytes(self) -> int:
+        """What vLLM's share is a share of: the measured total, else the data sheet's size."""
+        return self.measured_bytes or self.memory_bytes
 
 
 @dataclass(frozen=True)
@@ -120,17 +136,18 @@ class Model:
         per_gpu = 2 * self.layers * self.kv_heads_per_gpu(tp) * self.head_size
         return per_gpu * self.bits_per_cached_number // 8
 
-    def with_dtypes(self, weights: str = "bf16", cache: str = "auto") -> "Model":
+    def with_dtypes(self, weights: str = "bf16", cache: str = "auto",
+                    declared_cache: str | None = None) -> "Model":
         """The same model with weights and cache in the precisions vLLM users name.
 
         `weights`: "bf16", "fp16" or "fp8" (also vLLM's long names); `cache`: "auto"
-        (the precision the model computes in: 16 bits, even beside FP8 weights),
-        "fp8", "fp8_e4m3" or "fp8_e5m2".
+        (the model's dtype: 16 bits, even beside FP8 weights, unless the checkpoint
+        declares an FP8 cache, `declared_cache`), "fp8", "fp8_e4m3" or "fp8_e5m2".
 
         >>> LLAMA_31_8B.with_dtypes(cache="fp8").bytes_per_token
         65536
         """
-        chosen = precisions(weights, cache)
+        chosen = precisions(weights, cache, declared_cache)
         bits = None if chosen.cache_bits == 8 * chosen.weight_bytes else chosen.cache_bits
         return replace(self, bytes_per_number=chosen.weight_bytes, cache_bits=bits)
 
@@ -152,20 +169,33 @@ class Model:
         return cls(**fields)
 
 
+
+def measured(gib: float) -> int:
+    """A total a log gives in GiB (two decimals), in bytes."""
+    return round(gib * GIB)
+
+
 # NVIDIA A100 Tensor Core GPU data sheet, 80GB SXM column: "80GB" read as 80e9
 # bytes (as lesson 24 and this lesson do), 312 TFLOPS dense BF16, 2,039 GB/s.
-A100_80GB = GPU("A100 80GB", 80 * 10**9, 312e12, 2.039e12)
+# Measured: vLLM's start-up check on an A100 80GB, "Free memory on device
+# (0.49/79.32 GiB)" (github.com/vllm-project/vllm-omni/issues/276).
+A100_80GB = GPU("A100 80GB", 80 * 10**9, 312e12, 2.039e12, measured(79.32))
 # The same card read as 80 GiB, as lessons 18 and 26 read it.
 A100_80GIB = GPU("A100 80GB read as GiB", 80 * GIB, 312e12, 2.039e12)  # == as_gib(A100_80GB)
-# Same data sheet, 40GB SXM column: 312 TFLOPS dense BF16, 1,555 GB/s.
-A100_40GB = GPU("A100 40GB", 40 * 10**9, 312e12, 1.555e12)
+# Same data sheet, 40GB SXM column: 312 TFLOPS dense BF16, 1,555 GB/s. Measured: vLLM
+# 0.8.3's profiler on four A100 40GB, "total_gpu_memory (39.38GiB)"
+# (github.com/vllm-project/vllm/issues/16570; tests/data/vllm_logs).
+A100_40GB = GPU("A100 40GB", 40 * 10**9, 312e12, 1.555e12, measured(39.38))
 # NVIDIA H100 data sheet, SXM column: 80GB, 989 TFLOPS dense BF16 (1,979 is
-# with sparsity), 3.35 TB/s.
-H100_80GB = GPU("H100 80GB", 80 * 10**9, 989e12, 3.35e12)
+# with sparsity), 3.35 TB/s. Measured: vLLM's profiler on an H100 80GB,
+# "total_gpu_memory (79.22GiB)" (github.com/vllm-project/vllm/pull/12126, and the
+# same total in pull/10511's log of Llama 3 8B).
+H100_80GB = GPU("H100 80GB", 80 * 10**9, 989e12, 3.35e12, measured(79.22))
 # NVIDIA Ampere GA102 architecture whitepaper, GeForce RTX 3090 column: 24 GB
 # GDDR6X (nvidia-smi shows 24,576 MiB, so 24 GiB), 71 TFLOPS dense BF16 tensor
-# with FP32 accumulate, 936 GB/s.
-RTX_3090 = GPU("RTX 3090 24GB", 24 * GIB, 71e12, 936e9)
+# with FP32 accumulate, 936 GB/s. Measured: vLLM's profiler on an RTX 3090,
+# "total_gpu_memory=23.58GiB" (github.com/vllm-project/vllm/issues/10517; tests/data/vllm_logs).
+RTX_3090 = GPU("RTX 3090 24GB", 24 * GIB, 71e12, 936e9, measured(23.58))
 
 # Llama 3.1 8B config.json: hidden 4096, 32 layers, 32 heads, 8 KV heads,
 # MLP 14336, vocabulary 128256, untied LM head, BF16.
@@ -220,3 +250,13 @@ def as_gib(gpu: GPU) -> GPU:
                          f"got {gpu.memory_bytes:,} bytes")
     return GPU(f"{gpu.name} read as GiB", gpu.memory_bytes // 10**9 * GIB, gpu.peak_flops,
                gpu.bandwidth)
+
+
+def as_measured(gpu: GPU) -> GPU:
+    """The same card with its memory as vLLM measures it (cudaMemGetInfo's total), for a
+    real server's floor plan; a card with no measured total is returned as it is."""
+    of_type("gpu", gpu, GPU)
+    if gpu.measured_bytes is None or gpu.measured_bytes == gpu.memory_bytes:
+        return gpu
+    return GPU(f"{gpu.name} ({gpu.measured_bytes / GIB:.2f} GiB measured)", gpu.measured_bytes,
+               gpu.peak_flops, gpu.bandwidth, gpu.measured_bytes)

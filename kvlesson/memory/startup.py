@@ -1,13 +1,21 @@
-"""A real server's start-up, in the order vLLM's worker runs it.
+"""A real server's start-up, in the order vLLM 0.33's worker runs it.
 
-1. Snapshot: the budget is a share of the card's *total* memory (not of what is free).
+1. Snapshot: the budget is a share of the card's *total* memory, the total
+   `cudaMemGetInfo` reports (the card as measured, not its data sheet), not of
+   what is free.
 2. Load the weights: each of the `tp` GPUs holds weights / tp.
 3. Profile: a dummy forward pass finds the activation peak, and CUDA graphs are
    estimated; here that is one figure per GPU, the `reserve`.
-4. Subtract: the pool is the budget minus weights minus reserve, cut into blocks of 16.
-5. Check: the pool must hold one request of `max_model_len` (`longest`), or vLLM
-   refuses to start with an error that names both sizes and the longest length
-   that would fit.
+4. Subtract: the pool is the budget minus weights minus reserve, cut into
+   blocks of 16 tokens.
+5. Check: one block is held back as the null block (since 0.29); the rest
+   must hold one request of `max_model_len` (`longest`), or vLLM refuses to
+   start with an error that names both sizes and the longest length that fits.
+
+Then vLLM logs the pool as "GPU KV cache size: N tokens, Maximum concurrency for
+L tokens per request: C x": C is the blocks (null block included) over the
+blocks one request of L takes, and N is C x L (since 0.20.1), which is blocks x
+16 only when L is a multiple of 16 and every layer keeps a full cache.
 
 Every figure is per GPU, as each worker counts it; the `all_` properties add the GPUs up.
 """
@@ -18,16 +26,20 @@ from dataclasses import dataclass
 
 from kvlesson.arguments import whole
 from kvlesson.memory.floor import BLOCK_TOKENS, MemoryParts, memory_parts, pool_tokens
-from kvlesson.memory.specs import GIB, GPU, Model
+from kvlesson.memory.specs import GPU, Model, as_measured
+from kvlesson.memory.units import format_gib
+from kvlesson.memory.vllm_defaults import SHARE_DEFAULT
 
 PROFILED_BYTES = 3e9  # activations, CUDA graphs and workspace: seed 003's assumed 3 GB
-VLLM_SHARE = 92  # gpu_memory_utilization's default since v0.20 (0.92; it was 0.90 before)
+VLLM_SHARE = SHARE_DEFAULT  # gpu_memory_utilization's default since v0.20 (0.92; 0.90 before)
 AUTO = -1  # max_model_len=-1: vLLM searches for the longest length that fits
+DOCS = "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
 
 
 @dataclass(frozen=True)
 class Startup:
-    """One launch: the floor plan per GPU, the check, and what the pool holds."""
+    """One launch: the floor plan per GPU (the card as vLLM measures it), the check, and
+    what the pool holds."""
 
     parts: MemoryParts
     longest: int
@@ -44,24 +56,47 @@ class Startup:
         return self.parts.allowed_bytes - self.parts.reserve_bytes
 
     @property
-    def tokens(self) -> int:
-        """Tokens one GPU's whole blocks hold: vLLM's "GPU KV cache size"."""
-        return self.parts.tokens
+    def blocks(self) -> int:
+        """Blocks of one GPU's pool, the null block included (vLLM's num_gpu_blocks)."""
+        return self.parts.blocks
+
+    @property
+    def usable_blocks(self) -> int:
+        """Blocks requests can hold: one is the null block, held back since 0.29."""
+        return max(self.blocks - 1, 0)
+
+    @property
+    def per_request_blocks(self) -> int:
+        """Blocks one request of the longest length takes."""
+        return -(-self.longest // BLOCK_TOKENS)
+
+    @property
+    def check_bytes(self) -> float:
+        """What the start-up check holds the request against: the pool less one block."""
+        return self.parts.pool_bytes - self.parts.block_bytes
 
     @property
     def starts(self) -> bool:
-        """The start-up check: the pool holds one request of the longest length."""
-        return self.parts.blocks * self.parts.block_bytes >= self.needed_bytes
+        """The start-up check: the pool, less the null block, holds one request of the
+        longest length."""
+        return self.check_bytes > 0 and self.needed_bytes <= self.check_bytes
 
     @property
     def concurrency(self) -> float:
-        """Requests of the longest length the pool holds at once: vLLM's "Maximum concurrency"."""
-        return self.tokens / self.longest
+        """Requests of the longest length the pool holds at once, as vLLM logs it (its
+        blocks, null block included, over one request's blocks)."""
+        return self.blocks / self.per_request_blocks
+
+    @property
+    def tokens(self) -> int:
+        """vLLM's "GPU KV cache size": int(concurrency x max_model_len), as 0.33 works it out."""
+        return int(self.concurrency * self.longest)
 
     @property
     def longest_that_fits(self) -> int:
-        """The longest request the pool holds: what max_model_len=-1 (or the error) finds."""
-        return self.tokens
+        """The longest request the pool holds (less the null block): what max_model_len=-1,
+        or the start-up error, finds."""
+        return BLOCK_TOKENS * self.usable_blocks
 
     @property
     def all_budget_bytes(self) -> float:
@@ -78,37 +113,42 @@ class Startup:
     def chats_at(self, length: int) -> int:
         """Requests of `length` tokens that fit at once, blocks handed out in whole blocks."""
         per_chat = -(-whole("length", length, 1) // BLOCK_TOKENS)
-        return self.parts.blocks // per_chat
+        return self.usable_blocks // per_chat
 
     def error(self) -> str | None:
-        """vLLM's start-up error for this launch, worded as V1 words it (None if it starts)."""
+        """vLLM 0.33's start-up error for this launch (None if it starts)."""
         if self.starts:
             return None
-        if self.parts.blocks == 0:
+        if self.check_bytes <= 0:
             return ("ValueError: No available memory for the cache blocks. Try increasing "
-                    "`gpu_memory_utilization` when initializing the engine.")
+                    "`gpu_memory_utilization` when initializing the engine (this flag also "
+                    "controls CPU memory reservation on the CPU backend, despite its name). "
+                    + DOCS)
+        fits = self.longest_that_fits
+        estimate = (f"Based on the available memory, the estimated maximum model length is "
+                    f"{fits}. " if fits else "")
         return (f"ValueError: To serve at least one request with the model's max seq len "
-                f"({self.longest}), ({self.needed_bytes / GIB:.2f} GiB KV cache is needed, which "
-                f"is larger than the available KV cache memory "
-                f"({self.parts.pool_bytes / GIB:.2f} GiB). Based on the available memory, the "
-                f"estimated maximum model length is {self.longest_that_fits}. Try increasing "
-                f"`gpu_memory_utilization` or decreasing `max_model_len` when initializing the "
-                f"engine.")
+                f"({self.longest}), ({format_gib(self.needed_bytes)} GiB KV cache is needed, "
+                f"which is larger than the available KV cache memory "
+                f"({format_gib(self.check_bytes)} GiB). {estimate}Try increasing "
+                f"`gpu_memory_utilization` (which also controls CPU memory on the CPU backend) "
+                f"or decreasing `max_model_len` when initializing the engine. " + DOCS)
 
 
 def startup(gpu: GPU, model: Model, share: int = VLLM_SHARE, longest: int = 131_072,
             reserve_bytes: float = PROFILED_BYTES, tp: int = 1) -> Startup:
-    """Walk vLLM's start-up for `model` on `tp` cards of `gpu` at a whole-percent `share`.
+    """Walk vLLM 0.33's start-up for `model` on `tp` cards of `gpu` at a whole-percent `share`.
 
-    `longest` is max_model_len; -1 asks for the longest length that fits (at least one block).
+    The share is of the card's measured total (`gpu.total_bytes`). `longest` is
+    max_model_len; -1 asks for the longest length that fits (at least one block).
 
     >>> from kvlesson.memory.specs import H100_80GB, LLAMA_31_8B
     >>> startup(H100_80GB, LLAMA_31_8B).tokens
-    416096
+    451632
     """
-    parts = memory_parts(share, gpu, model, reserve_bytes, tp)
+    parts = memory_parts(share, as_measured(gpu), model, reserve_bytes, tp)
     if longest == AUTO:
-        longest = max(parts.tokens, BLOCK_TOKENS)
+        longest = max(BLOCK_TOKENS * max(parts.blocks - 1, 0), BLOCK_TOKENS)
     longest = whole("longest", longest, 1)
     exact = pool_tokens(parts.pool_bytes, model, tp, block_tokens=1)
     needed = -(-longest // BLOCK_TOKENS) * parts.block_bytes

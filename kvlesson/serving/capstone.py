@@ -24,6 +24,7 @@ from kvlesson.serving.arrivals import Request, burst_arrivals, office_day
 from kvlesson.serving.chats import Chat
 from kvlesson.serving.fast_engine import serve_fast
 from kvlesson.serving.latency import Latency, latency
+from kvlesson.serving.settings import past_the_ceiling
 
 NEAR_BEST = 0.90  # a choice must reach 90% of the best tokens/s (the issue's 10%)
 SHOWN_SEED = 1  # the day the notebook shows; hidden tests draw others
@@ -54,7 +55,7 @@ class User:
     about: str
     ttft_p95_s: float | None = None
     ttft_p99_s: float | None = None
-    itl_p95_s: float | None = None
+    tpot_p95_s: float | None = None
 
     def workload(self, seed: int = SHOWN_SEED) -> list[Request]:
         return WORKLOADS[self.name](whole("seed", seed, 0))
@@ -63,7 +64,7 @@ class User:
         """The targets a run missed, each with by how much."""
         checks = [("p95 TTFT", report.ttft.p95, self.ttft_p95_s),
                   ("p99 TTFT", report.ttft.p99, self.ttft_p99_s),
-                  ("p95 ITL", report.itl.p95, self.itl_p95_s)]
+                  ("p95 TPOT", report.tpot.p95, self.tpot_p95_s)]
         return [f"{label} is {seconds(got)}, over the target of {seconds(target)} by "
                 f"{seconds(got - target)}" for label, got, target in checks
                 if target is not None and not got <= target]
@@ -107,8 +108,8 @@ USERS = {
     "office": User("office", "an office tool for 30 people in long threads; answers start "
                    "within 0.6 s (p95 TTFT)", ttft_p95_s=0.6),
     "app": User("app", "a customer app with bursts of 16 customers; the slowest first words "
-                "within 8 s (p99 TTFT) and a steady typing speed (p95 ITL within 60 ms)",
-                ttft_p99_s=8.0, itl_p95_s=0.060),
+                "within 8 s (p99 TTFT) and a steady typing speed (p95 TPOT within 60 ms)",
+                ttft_p99_s=8.0, tpot_p95_s=0.060),
 }
 
 
@@ -141,8 +142,8 @@ def run(name: str, choice: Choice, seed: int) -> tuple[Latency | None, str]:
         return None, str(error)
     if result.refused:
         longest = max(chat.tokens for chat in day)
-        return None, (f"{result.refused} chats pass the ceiling of {choice.longest:,} tokens "
-                      f"(the longest is {longest:,}) and are refused")
+        return None, (f"{past_the_ceiling(result.refused)} of {choice.longest:,} tokens (the "
+                      f"longest is {longest:,}): the server refuses it")
     return latency(result), ""
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import Iterable
+from typing import ClassVar, Iterable
 
 from kvlesson.arguments import whole
 
@@ -23,10 +23,16 @@ REPLY_RANGE = (40, 400)
 
 @dataclass(frozen=True)
 class Chat:
-    """One chat: `prompt` tokens in, `reply` tokens out (both at least 1)."""
+    """One chat: `prompt` tokens in, `reply` tokens out (both at least 1).
+
+    As the servers see it, a plain chat waits from time zero and shares no text
+    with another (`arrives` and `shared`, which a `Request` sets per chat).
+    """
 
     prompt: int
     reply: int
+    arrives: ClassVar[float] = 0.0
+    shared: ClassVar[tuple[tuple[str, int], ...]] = ()
 
     def __post_init__(self) -> None:
         whole("prompt", self.prompt, 1)

@@ -22,6 +22,12 @@ What it keeps per chat, instead of updating every chat every step:
 
 The rare steps in which the pool runs short (pauses) are replayed exactly, in
 the order of `running`, oldest first, as the reference does.
+
+It does the lesson's work and no more: notebook 6's bookkeeping (budget,
+prefix caching, proxy) is the traffic engine's, and a calm stretch's gaps
+between tokens are kept as one entry (chats, cache, steps), timed only if a
+report asks (`token_gaps`). benchmarks/bench_serve.py holds it to at least 25
+times MODEL.md's plain step loop on the lesson's sweep.
 """
 
 from __future__ import annotations
@@ -35,8 +41,8 @@ from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
 from kvlesson.serving.arrivals import Request
 from kvlesson.serving.calm_stretch import stretch_seconds
 from kvlesson.serving.fast_traffic_engine import SkippingServer
-from kvlesson.serving.results import ServeResult, Tally, note_queue, summarize
-from kvlesson.serving.settings import LESSON_LONGEST, Setup, accepted, start
+from kvlesson.serving.results import ServeResult, Tally, summarize
+from kvlesson.serving.settings import LESSON_LONGEST, WHOLE_PROMPT, Setup, accepted, start
 
 # The phase of a chat whose blocks were all reserved when it joined: it never
 # takes a block as it grows, so it is counted apart from the 16 real phases.
@@ -47,8 +53,9 @@ class FastServer:
     """The server's state, kept so that a stretch of alike steps costs O(16), not O(steps x chats).
 
     `running` keeps the reference's order (oldest first) as the insertion order
-    of a dict; `by_phase[p]` keeps, in the same order, the running chats of block
-    phase p, and `count[p]` how many there are.
+    of a dict; `phase[i]` is chat i's block phase and `count[p]` how many running
+    chats are in phase p (the rare pause replay picks a phase's chats out of
+    `running`, in order).
     """
 
     def __init__(self, chats: list[Request], setup: Setup):
@@ -56,11 +63,10 @@ class FastServer:
         self.prompt = [chat.prompt for chat in chats]
         self.reply = [chat.reply for chat in chats]
         self.waiting = deque(accepted(setup, chats))
-        self.context = [chat.prompt for chat in chats]  # a waiting chat's context
+        self.context = self.prompt.copy()  # a waiting chat's context
         self.running: dict[int, None] = {}
         self.offset = [0] * len(chats)  # a running chat's context at step t is offset + t
         self.phase = [NEVER_GROWS] * len(chats)
-        self.by_phase: list[dict[int, None]] = [{} for _ in range(BLOCK_TOKENS + 1)]
         self.count = [0] * (BLOCK_TOKENS + 1)
         self.offsets = 0  # sum of the running chats' offsets
         self.finish_at = [-1] * len(chats)  # -1 once paused: its heap entry is stale
@@ -70,6 +76,7 @@ class FastServer:
         self.last: list[float | None] = [None] * len(chats)
         self.tally = Tally()
         self.queue: list[tuple[float, int, int]] = []
+        self.last_before_pause: dict[int, float] = {}  # a paused chat: when its last token came
 
     def run(self) -> None:
         """Serve every chat: each pass is one event step and the calm stretch after it.
@@ -93,21 +100,25 @@ class FastServer:
         reserved_need = -(-setup.longest // BLOCK_TOKENS) if setup.reserved else 0
         prompt, reply, context, offset, phase = (self.prompt, self.reply, self.context,
                                                  self.offset, self.phase)
-        running, waiting, by_phase, count = self.running, self.waiting, self.by_phase, self.count
+        running, waiting, count = self.running, self.waiting, self.count
         finish_at, finishes, first, last = self.finish_at, self.finishes, self.first, self.last
         queue, lookups, longest = self.queue, 0, 0.0
+        noted_waiting = noted_running = -1  # the queue's counts when last noted (note_queue)
+        gaps, stretches = self.tally.gaps, self.tally.stretches
+        last_before_pause = self.last_before_pause
         heappush, heappop = heapq.heappush, heapq.heappop
+        B = BLOCK_TOKENS  # noqa: N806 (a local: the loop reads it at every event)
 
         step = 0
         free, offsets, clock, busy = self.free, self.offsets, 0.0, 0.0
         join_pending = True  # something freed blocks or a slot (or it is the start): try to join
         while running or waiting:
             # Grow: the chats in this step's phase take a block each.
-            need = count[step % BLOCK_TOKENS]
+            need = count[step % B]
             paused = need > free
             if paused:
                 self.free, self.offsets = free, offsets
-                self.pause_for_room(step)
+                self.pause_for_room(step, clock)
                 free, offsets = self.free, self.offsets
                 join_pending = True
             else:
@@ -116,14 +127,15 @@ class FastServer:
             # Join: only after something freed blocks or a slot, and not in a step with a pause.
             n = len(running)
             read = n  # tokens read this step: one per chat, a joiner's whole context
-            joined = []
+            joined = ()
             if join_pending and not paused:
                 join_pending = False
+                joined = []
                 while waiting and n < cap:
                     i = waiting[0]
                     tokens = context[i]
                     # the ceiling's blocks if reserved, else blocks_for(tokens + 1)
-                    need = reserved_need or (tokens + BLOCK_TOKENS) // BLOCK_TOKENS
+                    need = reserved_need or (tokens + B) // B
                     if need > free:
                         break
                     waiting.popleft()
@@ -132,9 +144,8 @@ class FastServer:
                     offset[i] = tokens - step
                     offsets += tokens - step
                     # it starts a block at the steps t with (offset + t) % 16 == 0
-                    p = NEVER_GROWS if reserved_need else (step - tokens) % BLOCK_TOKENS
+                    p = NEVER_GROWS if reserved_need else (step - tokens) % B
                     phase[i] = p
-                    by_phase[p][i] = None
                     count[p] += 1
                     finish_at[i] = end = step + prompt[i] + reply[i] - tokens - 1
                     heappush(finishes, (end, i))
@@ -142,7 +153,9 @@ class FastServer:
                     n += 1
                     read += tokens
                     lookups += tokens
-            note_queue(queue, clock, len(waiting), n)
+            if n != noted_running or len(waiting) != noted_waiting:  # note_queue, inlined
+                noted_waiting, noted_running = len(waiting), n
+                queue.append((clock, noted_waiting, n))
             # Time: the step as the reference times it (see Setup.step_seconds).
             compute = flops_per_token * read / peak
             memory = (weights + per_token * (offsets + n * step)) / bandwidth
@@ -150,9 +163,17 @@ class FastServer:
             clock += seconds
             busy += seconds * n
             longest = seconds if seconds > longest else longest
-            for i in joined:
-                if first[i] is None:
-                    first[i] = clock
+            # the gaps between tokens: this step, for those that wrote the step before
+            if joined:
+                gaps[seconds] = gaps.get(seconds, 0) + n - len(joined)
+                for i in joined:
+                    if first[i] is None:
+                        first[i] = clock
+                    else:  # a paused chat's next token, after its wait and its rebuild
+                        gap = clock - last_before_pause[i]
+                        gaps[gap] = gaps.get(gap, 0) + 1
+            else:
+                gaps[seconds] = gaps.get(seconds, 0) + n
 
             # The calm stretch, steps step+1 .. end: no join, no finish before end, no pause.
             end = step
@@ -160,17 +181,33 @@ class FastServer:
                 end = finishes[0][0]  # (a paused chat's stale entry just ends it early)
                 # Each chat takes one block per 16 steps, so the pool can run short
                 # before `end` only if free // n whole rounds of 16 steps end before it.
-                if not reserved_need and step + 1 + BLOCK_TOKENS * (free // n) <= end:
+                if not reserved_need and step + 1 + B * (free // n) <= end:
                     end = self.last_step_with_room(step, end, free, n)
                 if end > step:
                     k = end - step
-                    seconds = stretch_seconds(setup, offsets + n * (step + 1), n, k)
+                    cache = offsets + n * (step + 1)
+                    stretches.append((n, cache, k, None))
+                    compute = flops_per_token * n / peak
+                    if (weights + per_token * cache) / bandwidth >= compute:
+                        # memory-bound from its first step: an arithmetic series (stretch_seconds)
+                        seconds = (k * weights + per_token * (k * cache + n * (k * (k - 1) // 2))
+                                   ) / bandwidth
+                    else:
+                        seconds = stretch_seconds(setup, cache, n, k)
                     clock += seconds
                     busy += seconds * n
-                    # its steps only get longer: the last is the longest
-                    longest = max(longest, setup.step_seconds(n, offsets + n * end))
-                    if not reserved_need:
-                        free -= self.blocks_taken(step + 1, k, n)
+                    # its steps only get longer: the last is the longest (Setup.step_seconds)
+                    memory = (weights + per_token * (cache + n * (k - 1))) / bandwidth
+                    longest = memory if memory > longest else longest
+                    longest = compute if compute > longest else longest
+                    if not reserved_need:  # blocks_taken(step + 1, k, n), inlined
+                        rounds, rest = divmod(k, B)
+                        first_phase = (step + 1) % B
+                        stop = first_phase + rest
+                        if stop <= B:
+                            free -= rounds * n + sum(count[first_phase:stop])
+                        else:
+                            free -= rounds * n + sum(count[first_phase:B]) + sum(count[:stop - B])
 
             # Write: the chats whose last token came at `end` finish and free their blocks.
             while finishes and finishes[0][0] == end:
@@ -179,14 +216,14 @@ class FastServer:
                     continue  # paused since it joined
                 del running[i]
                 offsets -= offset[i]
-                p = phase[i]
-                del by_phase[p][i]
-                count[p] -= 1
+                count[phase[i]] -= 1
                 # the ceiling's blocks if reserved, else blocks_for(prompt + reply)
-                free += reserved_need or (prompt[i] + reply[i] + BLOCK_TOKENS - 1) // BLOCK_TOKENS
+                free += reserved_need or (prompt[i] + reply[i] + B - 1) // B
                 last[i] = clock
                 join_pending = True
-            note_queue(queue, clock, len(waiting), len(running))
+            if len(running) != noted_running or len(waiting) != noted_waiting:
+                noted_waiting, noted_running = len(waiting), len(running)
+                queue.append((clock, noted_waiting, noted_running))
             step = end + 1
 
         self.free, self.offsets = free, offsets
@@ -194,7 +231,7 @@ class FastServer:
         tally.clock, tally.busy, tally.steps, tally.lookups = clock, busy, step, lookups
         tally.longest_step = longest
 
-    def pause_for_room(self, step: int) -> None:
+    def pause_for_room(self, step: int, clock: float) -> None:
         """Replay a grow phase in which the pool runs short, chat by chat.
 
         The chats of this step's phase take a block, oldest first. When none is
@@ -204,7 +241,7 @@ class FastServer:
         one still asking, so it drops off the end of `asking`.
         """
         p = step % BLOCK_TOKENS
-        asking = list(self.by_phase[p])
+        asking = [i for i in self.running if self.phase[i] == p]  # oldest first
         served, left = 0, len(asking)
         while served < left:
             if self.free:
@@ -215,13 +252,13 @@ class FastServer:
             if self.phase[newest] == p:
                 left -= 1
             self.pause(newest, step)
+            self.last_before_pause[newest] = clock  # it wrote at the end of the step before
 
     def pause(self, i: int, step: int) -> None:
         """Chat i gives back its blocks and goes to the front of the queue, keeping what it wrote."""
         tokens = self.offset[i] + step
         del self.running[i]
         self.offsets -= self.offset[i]
-        del self.by_phase[self.phase[i]][i]
         self.count[self.phase[i]] -= 1
         self.finish_at[i] = -1
         self.free += -(-tokens // BLOCK_TOKENS)  # blocks_for(tokens): none taken this step
@@ -248,23 +285,13 @@ class FastServer:
             left -= need
         return end
 
-    def blocks_taken(self, start: int, k: int, n: int) -> int:
-        """Blocks the n running chats take over the k steps from `start`: n per
-        whole round of 16 steps, then one per chat in the phases of the steps left."""
-        rounds, rest = divmod(k, BLOCK_TOKENS)
-        first = start % BLOCK_TOKENS
-        stop = first + rest
-        count = self.count
-        if stop <= BLOCK_TOKENS:
-            return rounds * n + sum(count[first:stop])
-        return rounds * n + sum(count[first:BLOCK_TOKENS]) + sum(count[:stop - BLOCK_TOKENS])
-
 
 def serve_fast(chats: Iterable, cap: int, share: int | None = None,
                longest: int | None = LESSON_LONGEST, reserved: bool = False, *,
                blocks: int | None = None, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
                reserve_bytes: float = RESERVE_BYTES, budget: int | None = None,
-               prefix_caching: bool = False, admission: int | None = None) -> ServeResult:
+               prefix_caching: bool = False, admission: int | None = None,
+               admit_rule: str = WHOLE_PROMPT) -> ServeResult:
     """`server.serve`, event to event: the same settings, checks and results, much faster.
 
     The lesson's runs (every chat at time zero, none of notebook 6's settings)
@@ -272,10 +299,13 @@ def serve_fast(chats: Iterable, cap: int, share: int | None = None,
     reference's own state (`fast_traffic`).
     """
     chats, setup = start(chats, cap, share, longest, reserved, blocks, gpu, model,
-                         reserve_bytes, budget, prefix_caching, admission)
-    if setup.lesson and not any(chat.arrives for chat in chats):
+                         reserve_bytes, budget, prefix_caching, admission, admit_rule)
+    arrives = [chat.arrives for chat in chats]
+    if setup.lesson and not any(arrives):
         server = FastServer(chats, setup)
     else:
         server = SkippingServer(chats, setup)
     server.run()
-    return summarize(setup, chats, server.tally, server.first, server.last, server.queue)
+    outside = server.door.outside if isinstance(server, SkippingServer) else []  # no proxy
+    return summarize(setup, server.reply, arrives, server.tally, server.first, server.last,
+                     server.queue, outside)

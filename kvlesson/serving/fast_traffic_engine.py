@@ -8,8 +8,9 @@ after which nothing can change for a while starts a calm stretch when
 * no chat was paused or finished in it (nothing freed blocks or a slot),
 * every running chat wrote a token in it (nobody is part way through a prompt),
 * the queue cannot move: it is empty, the cap or the budget is full, or the
-  front chat needs more blocks than are free (blocks only get fewer in a
-  stretch; with prefix caching its hits could change, so it walks instead).
+  front chat needs more blocks than are free (for its whole context, or for
+  its first slice under the older rule: blocks only get fewer in a stretch;
+  with prefix caching its hits could change, so it walks instead).
 
 The stretch ends before the next finish, before the step whose growth the
 pool cannot cover, and before the first step that starts at or after the
@@ -49,7 +50,10 @@ class SkippingServer(Server):
             return False
         context = self.context(self.waiting[0])
         part = context if left is None else min(context, left)
-        return self.need(part + (part == context)) > self.pool.free
+        need = self.need(part + (part == context))
+        if setup.whole_prompt:
+            need = max(need, self.need(context))
+        return need > self.pool.free
 
     def calm_steps(self) -> int:
         """How many steps from here are calm (0 if the next one may not be)."""
@@ -92,16 +96,18 @@ class SkippingServer(Server):
 
         The step times are added one by one, as the reference adds them (a few float
         operations a step, no Python objects), so the clock is the reference's to the
-        last bit and an arrival that falls on a step's start is seen alike.
+        last bit and an arrival that falls on a step's start is seen alike. The stretch is
+        kept (chats, cache, steps, clock at its start), so that its gaps between tokens,
+        differences of those clocks, can be replayed to the last bit too (`token_gaps`).
         """
         n = len(self.running)
         cache = sum(self.context(i) for i in self.running)
-        model, gpu = self.setup.model, self.setup.gpu
         # Setup.step_seconds, its terms taken out of the loop but computed the same way
-        compute = 2 * model.params * n / gpu.peak_flops
-        weights, per_token, bandwidth = model.weights_bytes, model.bytes_per_token, gpu.bandwidth
+        flops_per_token, peak, weights, per_token, bandwidth = self.setup.roofline
+        compute = flops_per_token * n / peak
         arrival = self.door.next_time if self.door else float("inf")
-        clock, busy, longest = self.tally.clock, self.tally.busy, self.tally.longest_step
+        start = clock = self.tally.clock
+        busy, longest = self.tally.busy, self.tally.longest_step
         ran = 0
         while ran < k and clock < arrival:
             memory = (weights + per_token * (cache + n * ran)) / bandwidth
@@ -110,6 +116,8 @@ class SkippingServer(Server):
             busy += seconds * n
             longest = seconds if seconds > longest else longest
             ran += 1
+        if ran:  # every chat's gaps in it: the clock's steps, replayed only if a report asks
+            self.tally.stretches.append((n, cache, ran, start))
         self.tally.clock, self.tally.busy, self.tally.longest_step = clock, busy, longest
         return ran
 

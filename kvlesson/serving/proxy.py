@@ -19,13 +19,16 @@ RETRY_AFTER_S = 1.0  # seed 001: the proxy answers 503 with Retry-After: 1
 
 
 class Door:
-    """Requests not yet inside: (time of the next try, chat) in a heap; and the refusals."""
+    """Requests not yet inside: (time of the next try, chat) in a heap; the refusals; and
+    the clients retrying outside, a history of (time, how many) each time the count changed."""
 
     def __init__(self, arrivals: list[tuple[float, int]], admission: int | None):
         self.tries = sorted(arrivals)
         heapq.heapify(self.tries)
         self.admission = admission
         self.refusals = 0
+        self.turned_away: set[int] = set()  # refused at least once, not let in yet
+        self.outside: list[tuple[float, int]] = []
 
     def __bool__(self) -> bool:
         return bool(self.tries)
@@ -46,5 +49,14 @@ class Door:
         room = max(self.admission - inside, 0)
         for i in come[room:]:
             self.refusals += 1
+            self.turned_away.add(i)
             heapq.heappush(self.tries, (clock + RETRY_AFTER_S, i))
+        self.turned_away.difference_update(come[:room])
+        self.note_outside(clock)
         return come[:room]
+
+    def note_outside(self, clock: float) -> None:
+        """Add (clock, clients retrying) to the history if the count changed."""
+        count = len(self.turned_away)
+        if (self.outside[-1][1] if self.outside else 0) != count:
+            self.outside.append((clock, count))

@@ -1,16 +1,17 @@
 """What a run reports: the lesson's figures, per chat when its tokens came,
 and, step by step, what each step of a trace did.
 
-`latency` turns the per-chat times into TTFT, ITL and end-to-end time and
-their percentiles; this module keeps what both engines measure.
+`latency` turns the per-chat times into TTFT, TPOT and end-to-end time, and
+the gaps between tokens into ITL, with their percentiles; this module keeps
+what both engines measure.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kvlesson.serving.arrivals import Request
 from kvlesson.serving.settings import Setup
+from kvlesson.serving.token_gaps import Stretch, TokenGaps
 
 
 @dataclass(frozen=True)
@@ -23,9 +24,11 @@ class ServeResult:
     `proxy_refusals` counts 503 answers (tries, not chats), `hit_tokens` the
     prompt tokens found in the prefix cache out of `lookup_tokens` looked up
     (every join, rejoins too), and `queue` holds (time, waiting, running)
-    each time either count changed;
+    each time either count changed; `outside` holds (time, clients retrying
+    after a 503) each time that count changed (empty without a proxy);
     `longest_step_s` is the longest step: every running reply waits that long
     for its next token (a freeze when a step reads a long prompt at once).
+    `gaps` holds every gap between two tokens of one chat (vLLM's ITL).
     """
 
     cap: int
@@ -46,7 +49,9 @@ class ServeResult:
     hit_tokens: int = 0
     lookup_tokens: int = 0
     queue: tuple[tuple[float, int, int], ...] = ()
+    outside: tuple[tuple[float, int], ...] = ()
     longest_step_s: float = 0.0
+    gaps: TokenGaps = TokenGaps()
 
     @property
     def tokens_per_s(self) -> float:
@@ -72,6 +77,8 @@ class Tally:
     lookups: int = 0
     refusals: int = 0
     longest_step: float = 0.0
+    gaps: dict[float, int] = field(default_factory=dict)  # a gap between tokens: how many
+    stretches: list[Stretch] = field(default_factory=list)  # the fast engine's calm stretches
 
 
 def note_queue(queue: list[tuple[float, int, int]], clock: float, waiting: int,
@@ -81,26 +88,26 @@ def note_queue(queue: list[tuple[float, int, int]], clock: float, waiting: int,
         queue.append((clock, waiting, running))
 
 
-def summarize(setup: Setup, chats: list[Request], tally: Tally, first: list, last: list,
-              queue: list) -> ServeResult:
-    """The reported figures of a finished run.
+def summarize(setup: Setup, replies: list[int], arrives: list[float], tally: Tally,
+              first: list, last: list, queue: list, outside: list = ()) -> ServeResult:
+    """The reported figures of a finished run, chat i given by its reply length and arrival.
 
     The wait between words is worked out per chat, (last - first) / (reply - 1),
     then averaged over chats (chats of one token have no gap and are left out;
     with none left it is NaN).
     """
     served = [i for i, t in enumerate(first) if t is not None]
-    gaps = [(last[i] - first[i]) / (chats[i].reply - 1) for i in served if chats[i].reply > 1]
+    gaps = [(last[i] - first[i]) / (replies[i] - 1) for i in served if replies[i] > 1]
     wait = 1000 * sum(gaps) / len(gaps) if gaps else float("nan")
     return ServeResult(
-        cap=setup.cap, blocks=setup.blocks, tokens=sum(chats[i].reply for i in served),
+        cap=setup.cap, blocks=setup.blocks, tokens=sum([replies[i] for i in served]),
         seconds=tally.clock, steps=tally.steps, pauses=tally.pauses,
         rebuilt_tokens=tally.rebuilt, avg_running=tally.busy / tally.clock, wait_ms=wait,
-        refused=len(chats) - len(served), first_token_s=tuple(first), last_token_s=tuple(last),
-        arrives_s=tuple(chat.arrives for chat in chats),
-        replies=tuple(chat.reply for chat in chats), proxy_refusals=tally.refusals,
+        refused=len(replies) - len(served), first_token_s=tuple(first), last_token_s=tuple(last),
+        arrives_s=tuple(arrives), replies=tuple(replies), proxy_refusals=tally.refusals,
         hit_tokens=tally.hits, lookup_tokens=tally.lookups, queue=tuple(queue),
-        longest_step_s=tally.longest_step)
+        outside=tuple(outside), longest_step_s=tally.longest_step,
+        gaps=TokenGaps(tuple(tally.gaps.items()), tuple(tally.stretches), setup.roofline))
 
 
 @dataclass(frozen=True)

@@ -6,17 +6,20 @@ Each step, in this order:
    there is one (see `admission`). If nothing runs or waits, the clock first
    jumps to the next arrival.
 1. Grow.  Every running chat with one token to read (the one it just wrote),
-   oldest first, takes one token of the step's budget, and a new block if that
-   token starts one. If none is free, the newest running chat is paused: it
-   gives back all its blocks, keeps what it wrote and goes to the front of
-   the queue (its cache will be rebuilt when it rejoins).
+   oldest first, takes one token of the step's budget, and a new block if the
+   token it writes this step starts one (vLLM takes it a step later, for the
+   token it reads). If none is free, the newest running chat is paused: it
+   gives back its blocks, keeps what it wrote and goes to the front of the
+   queue (its cache is rebuilt when it rejoins).
 2. Read on. With a token budget, running chats still reading their prompt,
    oldest first, take the budget that is left, a slice at a time (chunked
    prefill), with blocks for the slice; short of blocks, the newest is paused.
 3. Join.  If nobody was paused, waiting chats join in order while fewer than
-   `cap` run, budget is left and the free blocks cover what they read now
-   (no skipping ahead). With prefix caching a joining chat first looks its
-   leading full blocks up in the pool and reads only from the first miss.
+   `cap` run, budget is left and the free blocks cover the chat's whole
+   context (vLLM >= 0.19; with `admit_rule="first chunk"`, as before 0.19,
+   only the slice it reads now) and what it reads now; no skipping ahead.
+   With prefix caching a joining chat first looks its leading full blocks
+   up in the pool and reads only from the first miss.
 4. Time.  The step reads the weights and the cache of every chat it computes,
    and does the arithmetic for the tokens it reads:
    step time = max(arithmetic / peak, bytes / bandwidth).
@@ -24,8 +27,8 @@ Each step, in this order:
    token; a chat that reaches its reply length finishes and frees its blocks.
 
 With every chat at time zero, no budget, no prefix caching and no proxy this
-is the lesson's server, to the last digit. docs/traffic.md has the rules
-with a worked example. `fast.py` gives the same results for the sliders.
+is the lesson's server, to the last digit (docs/traffic.md: the rules and a
+worked example). `fast_engine.py` gives the same results, faster.
 """
 
 from __future__ import annotations
@@ -39,8 +42,8 @@ from kvlesson.serving.arrivals import Request
 from kvlesson.serving.block_pool import BlockPool, block_names
 from kvlesson.serving.proxy import Door
 from kvlesson.serving.results import ServeResult, Step, Tally, note_queue, summarize
-from kvlesson.serving.settings import (LESSON_LONGEST, LESSON_SHARE, Setup,  # noqa: F401
-                                       accepted, make_setup, start)
+from kvlesson.serving.settings import (LESSON_LONGEST, LESSON_SHARE,  # noqa: F401
+                                       WHOLE_PROMPT, Setup, accepted, make_setup, start)
 
 
 class Server:
@@ -79,16 +82,14 @@ class Server:
         return self.prompt[i] + self.made[i]
 
     def names(self, i: int) -> list:
-        """What each of chat i's blocks holds (pool.block_names), worked out when it first
-        needs them and dropped when it finishes."""
+        """What each of chat i's blocks holds (block_names), kept while it is unfinished."""
         if i not in self.named:
             blocks = -(-(self.prompt[i] + self.reply[i]) // BLOCK_TOKENS)
             self.named[i] = block_names(i, self.chats[i].shared, blocks)
         return self.named[i]
 
     def need(self, upto: int) -> int:
-        """Blocks a chat holds with `upto` tokens in its cache (the ceiling's if reserved):
-        blocks_for, without its argument checks (this is called for every chat every step)."""
+        """Blocks for `upto` tokens (the ceiling's if reserved): blocks_for, unchecked (hot)."""
         return self.reserved_blocks or -(-upto // BLOCK_TOKENS)
 
     def portion(self, to_read: int) -> int:
@@ -115,8 +116,7 @@ class Server:
         return snapshot(tuple(wrote), tuple(finished)) if record else None
 
     def snapshot(self, joined: list[int], paused: list[int], start: float, seconds: float):
-        """The step as it stands before the write; returns a maker of its Step once
-        the write says who wrote and who finished."""
+        """The step before the write: a maker of its Step, given who wrote and who finished."""
         running = tuple(self.running)
         held = {i: len(self.slots[i]) for i in running}
         private = {i: self.slots[i].count(None) for i in running}
@@ -200,6 +200,7 @@ class Server:
     def join(self) -> list[int]:
         """Let waiting chats in, in order, while the cap, the budget and the blocks allow."""
         joined = []
+        whole = self.setup.whole_prompt
         while self.waiting and len(self.running) < self.setup.cap and self.left != 0:
             i = self.waiting[0]
             context = self.context(i)
@@ -209,7 +210,9 @@ class Server:
             start = BLOCK_TOKENS * len(hits)
             part = self.portion(context - start)
             new = self.need(start + part + (part == context - start)) - len(hits)
-            if new > self.pool.free - self.pool.cached_among(hits):
+            # vLLM >= 0.19 admits only if its whole context fits; it takes the slice's blocks
+            check = max(new, self.need(context) - len(hits)) if whole else new
+            if check > self.pool.free - self.pool.cached_among(hits):
                 break
             self.waiting.popleft()
             self.pool.reuse(hits)
@@ -241,6 +244,7 @@ class Server:
         prompt, reply, made, read, first, last = (self.prompt, self.reply, self.made, self.read,
                                                   self.first, self.last)
         clock, slices, caching = self.tally.clock, self.slices, self.setup.caching
+        gaps = self.tally.gaps
         for i in self.running:
             part = slices.get(i)
             if part is None:
@@ -254,6 +258,8 @@ class Server:
             wrote.append(i)
             if first[i] is None:
                 first[i] = clock
+            else:  # the gap since its last token (vLLM's ITL)
+                gaps[clock - last[i]] = gaps.get(clock - last[i], 0) + 1
             last[i] = clock
             if made[i] == reply[i]:
                 finished.append(i)
@@ -273,24 +279,26 @@ class Server:
                 slots[j] = names[j]
 
     def result(self) -> ServeResult:
-        return summarize(self.setup, self.chats, self.tally, self.first, self.last, self.queue)
+        return summarize(self.setup, self.reply, [chat.arrives for chat in self.chats], self.tally,
+                         self.first, self.last, self.queue, self.door.outside)
 
 
 def serve(chats: Iterable, cap: int, share: int | None = None,
           longest: int | None = LESSON_LONGEST, reserved: bool = False, *,
           blocks: int | None = None, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
           reserve_bytes: float = RESERVE_BYTES, budget: int | None = None,
-          prefix_caching: bool = False, admission: int | None = None) -> ServeResult:
+          prefix_caching: bool = False, admission: int | None = None,
+          admit_rule: str = WHOLE_PROMPT) -> ServeResult:
     """Serve `chats` step by step with at most `cap` running at once.
 
     The pool comes from `share` (percent, default 90) or from `blocks`;
     `longest` is the ceiling in tokens (None: no ceiling). Raises
-    ServerWontStart if the pool cannot hold one chat of the ceiling.
-    `budget`, `prefix_caching` and `admission` are notebook 6's settings
-    (off by default); chats may be Requests with arrival times.
+    ServerWontStart if the pool cannot hold one chat of the ceiling. `budget`,
+    `prefix_caching`, `admission` and `admit_rule` ("whole prompt", vLLM 0.19
+    on; "first chunk" before) are notebook 6's; chats may be Requests.
     """
     server = Server(*start(chats, cap, share, longest, reserved, blocks, gpu, model,
-                           reserve_bytes, budget, prefix_caching, admission))
+                           reserve_bytes, budget, prefix_caching, admission, admit_rule))
     while not server.done:
         server.step()
     return server.result()

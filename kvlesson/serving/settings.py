@@ -4,7 +4,8 @@
 (`server` step by step, `fast` event to event) run on the `Setup` it returns.
 The lesson's settings are the cap, the share (or the blocks) and the ceiling;
 notebook 6 adds the token budget, prefix caching and the admission cap, each
-off by default, which gives the lesson's server.
+off by default, which gives the lesson's server, and the rule by which a
+waiting chat joins when prompts are read in slices (`admit_rule`).
 """
 
 from __future__ import annotations
@@ -14,15 +15,23 @@ from dataclasses import dataclass
 
 from typing import Iterable
 
-from kvlesson.arguments import flag, of_type, positive, whole
+from kvlesson.arguments import flag, of_type, one_of, positive, whole
 from kvlesson.memory.floor import (BLOCK_TOKENS, RESERVE_BYTES, ServerWontStart, blocks_for,
                                    check_starts, memory_parts)
 from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.memory.units import counted
 from kvlesson.serving.arrivals import Request, as_requests
 from kvlesson.serving.chats import Chat
 
 LESSON_SHARE = 90  # the lesson's memory share, in percent
 LESSON_LONGEST = 8_000  # the lesson's ceiling, in tokens
+# How a waiting chat is admitted when its prompt is read in slices (chunked prefill):
+# vLLM >= 0.19 checks that its whole prompt fits in the free blocks
+# (SchedulerConfig.scheduler_reserve_full_isl = True, vllm/config/scheduler.py; applied in
+# KVCacheManager.allocate_slots, vllm/v1/core/kv_cache_manager.py, v0.33.0); before 0.19,
+# or with --no-scheduler-reserve-full-isl, only the first slice had to fit.
+WHOLE_PROMPT, FIRST_CHUNK = "whole prompt", "first chunk"
+ADMIT_RULES = (WHOLE_PROMPT, FIRST_CHUNK)
 
 
 @dataclass(frozen=True)
@@ -34,6 +43,10 @@ class Setup:
     `budget` is the most tokens one step reads (vLLM's max_num_batched_tokens;
     None: no limit, the lesson's server). `caching` turns prefix caching on.
     `admission` is the proxy's cap on requests inside the server (None: no proxy).
+    `admit_rule` is WHOLE_PROMPT (vLLM >= 0.19: a waiting chat joins only if the blocks
+    for its whole context are free) or FIRST_CHUNK (before 0.19: the blocks for the
+    slice it reads now). Without a budget a chat reads its whole context at once, so
+    the two rules agree.
     """
 
     cap: int
@@ -45,18 +58,17 @@ class Setup:
     budget: int | None = None
     caching: bool = False
     admission: int | None = None
+    admit_rule: str = WHOLE_PROMPT
+
+    @property
+    def whole_prompt(self) -> bool:
+        """True when a waiting chat must find room for its whole context to join (vLLM >= 0.19)."""
+        return self.admit_rule == WHOLE_PROMPT
 
     @property
     def lesson(self) -> bool:
         """True when none of notebook 6's settings is on (arrivals are the chats' business)."""
         return self.budget is None and not self.caching and self.admission is None
-
-    def refuses(self, chat: Chat) -> bool:
-        """True for a chat turned away before the run: it passes the ceiling,
-        or (with no ceiling) it could not fit in the whole pool."""
-        if self.longest is not None:
-            return chat.tokens > self.longest
-        return chat.tokens > self.blocks * BLOCK_TOKENS
 
     @functools.cached_property
     def roofline(self) -> tuple[int, float, int, int, float]:
@@ -79,7 +91,7 @@ def make_setup(cap: int, share: int | None = None, longest: int | None = LESSON_
                reserved: bool = False, blocks: int | None = None, gpu: GPU = A100_80GB,
                model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES,
                budget: int | None = None, prefix_caching: bool = False,
-               admission: int | None = None) -> Setup:
+               admission: int | None = None, admit_rule: str = WHOLE_PROMPT) -> Setup:
     """Check the settings and size the pool; raise ServerWontStart if it cannot start.
 
     The pool comes from `share` (default 90%) or, instead, straight from `blocks`.
@@ -89,6 +101,7 @@ def make_setup(cap: int, share: int | None = None, longest: int | None = LESSON_
     cap = whole("cap", cap, 1)
     reserved = flag("reserved", reserved)
     prefix_caching = flag("prefix_caching", prefix_caching)
+    admit_rule = one_of("admit_rule", admit_rule, ADMIT_RULES)
     of_type("gpu", gpu, GPU)
     of_type("model", model, Model)
     if budget is not None:
@@ -116,23 +129,32 @@ def make_setup(cap: int, share: int | None = None, longest: int | None = LESSON_
             raise ServerWontStart(
                 f"blocks must be at least {blocks_for(longest):,} to hold one chat of the "
                 f"longest length ({longest:,} tokens), got {blocks:,}")
-    return Setup(cap, blocks, longest, reserved, gpu, model, budget, prefix_caching, admission)
+    return Setup(cap, blocks, longest, reserved, gpu, model, budget, prefix_caching, admission,
+                 admit_rule)
 
 
 def accepted(setup: Setup, chats: list[Chat]) -> list[int]:
-    """Indices of the chats that are served; the rest are refused (and counted)."""
-    ids = [i for i, chat in enumerate(chats) if not setup.refuses(chat)]
+    """Indices of the chats that are served; the rest are refused (and counted): a chat that
+    passes the ceiling, or (with no ceiling) one that could not fit in the whole pool."""
+    limit = setup.longest if setup.longest is not None else setup.blocks * BLOCK_TOKENS
+    ids = [i for i, chat in enumerate(chats) if chat.prompt + chat.reply <= limit]
     if not ids:
         ceiling = f"{setup.longest:,} tokens" if setup.longest else f"the pool of {setup.blocks:,} blocks"
         raise ValueError(f"every chat passes the ceiling ({ceiling}); nothing to serve")
     return ids
 
 
+def past_the_ceiling(refused: int) -> str:
+    """How many chats the ceiling turns away, as a sentence starts: '1 chat passes the
+    ceiling', '3 chats pass the ceiling'."""
+    return f"{counted(refused, 'chat')} {'passes' if refused == 1 else 'pass'} the ceiling"
+
+
 def start(chats: Iterable, cap: int, share: int | None, longest: int | None, reserved: bool,
           blocks: int | None, gpu: GPU, model: Model, reserve_bytes: float,
-          budget: int | None, prefix_caching: bool, admission: int | None
-          ) -> tuple[list[Request], Setup]:
+          budget: int | None, prefix_caching: bool, admission: int | None,
+          admit_rule: str = WHOLE_PROMPT) -> tuple[list[Request], Setup]:
     """The chats as Requests and the checked settings, for either engine."""
     chats = as_requests(chats)
     return chats, make_setup(cap, share, longest, reserved, blocks, gpu, model, reserve_bytes,
-                             budget, prefix_caching, admission)
+                             budget, prefix_caching, admission, admit_rule)

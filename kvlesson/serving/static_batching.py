@@ -16,6 +16,7 @@ from typing import Iterable
 from kvlesson.arguments import whole
 from kvlesson.serving.chats import as_chats
 from kvlesson.serving.server import serve
+from kvlesson.serving.settings import past_the_ceiling
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ def static_batches(chats: Iterable, size: int, **settings) -> Batched:
     for start in range(0, len(chats), size):
         batch = serve(chats[start:start + size], size, **settings)
         if batch.refused:
-            raise ValueError(f"{batch.refused} chats pass the ceiling; static_batches needs "
+            raise ValueError(f"{past_the_ceiling(batch.refused)}; static_batches needs "
                              "every chat served (raise longest)")
         first += [clock + t for t in batch.first_token_s]
         last += [clock + t for t in batch.last_token_s]

@@ -9,7 +9,7 @@ from kvlesson.memory.floor import RESERVE_BYTES
 from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
 from kvlesson.serving.results import Step
 from kvlesson.serving.server import Server
-from kvlesson.serving.settings import start
+from kvlesson.serving.settings import WHOLE_PROMPT, start
 
 
 def trace(chats: Iterable, cap: int, share: int | None = None,
@@ -17,7 +17,7 @@ def trace(chats: Iterable, cap: int, share: int | None = None,
           gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
           reserve_bytes: float = RESERVE_BYTES, budget: int | None = None,
           prefix_caching: bool = False, admission: int | None = None,
-          max_steps: int = 10_000) -> list[Step]:
+          admit_rule: str = WHOLE_PROMPT, max_steps: int = 10_000) -> list[Step]:
     """The run step by step: who runs, the blocks each holds, pauses and joins.
 
     For small cases (the hand case: two chats, four blocks, no ceiling, which
@@ -25,7 +25,7 @@ def trace(chats: Iterable, cap: int, share: int | None = None,
     """
     max_steps = whole("max_steps", max_steps, 1)
     server = Server(*start(chats, cap, share, longest, reserved, blocks, gpu, model,
-                           reserve_bytes, budget, prefix_caching, admission))
+                           reserve_bytes, budget, prefix_caching, admission, admit_rule))
     steps = []
     while not server.done:
         if server.tally.steps >= max_steps:

@@ -1,0 +1,77 @@
+"""vLLM's defaults, as of the release the course models, and the version each came in.
+
+Every rule and default the course states about vLLM holds for `VLLM_RELEASE`,
+read in that release's wheel (file and line in docs/fidelity.md). The ones
+that changed recently carry the version they came in, so a reader running an
+older server knows what differs.
+
+The two caps of the V1 engine are set by card, for `vllm serve` and for the
+offline `LLM` class (`EngineArgs.get_batch_defaults`, vllm/engine/arg_utils.py):
+
+* `max_num_batched_tokens`, the tokens one step may read (the token budget):
+  it bounds a step's arithmetic, so it trades a long prompt's first token
+  against the gaps of the replies being written beside it;
+* `max_num_seqs`, the requests that may run at once: it bounds the decode
+  batch and the CUDA graphs captured for it.
+
+Cards of 70 GiB or more (H100, H200) get the larger defaults; the A100 80GB
+does not, because a large token budget was measured to lower its throughput
+(vLLM PR #17885, named in the code); cards of 160 GiB or more get the largest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kvlesson.arguments import of_type
+from kvlesson.memory.specs import GIB, GPU
+
+VLLM_RELEASE = "0.33.0"  # the release the course models (PyPI's newest when written)
+SHARE_DEFAULT = 92  # gpu_memory_utilization 0.92 since 0.20.0 (0.90 before), config/cache.py
+SHARE_BEFORE_0_20 = 90
+BLOCK_SIZE = 16  # DEFAULT_BLOCK_SIZE, config/cache.py (platforms may change it)
+# Since 0.19.0 a waiting request joins only if its whole prompt fits
+# (SchedulerConfig.scheduler_reserve_full_isl, config/scheduler.py).
+WHOLE_PROMPT_SINCE = "0.19.0"
+NULL_BLOCK_SINCE = "0.29.0"  # one block held back before the start-up check (kv_cache_planning.py)
+TOKENS_AS_CONCURRENCY_SINCE = "0.20.1"  # "GPU KV cache size" = concurrency x max_model_len
+# Tiers of EngineArgs.get_batch_defaults, by the per-GPU total memory:
+LARGEST_TIER_GIB = 160  # B200 / B300 class (since 0.28.0)
+LARGE_TIER_GIB = 70  # H100 / H200 class, unless the card's name says A100
+# (max_num_batched_tokens for vllm serve, for the LLM class, max_num_seqs) per tier
+TIERS = {"largest": (16_384, 16_384, 1_024), "large": (8_192, 16_384, 1_024),
+         "other": (2_048, 8_192, 256)}
+
+
+@dataclass(frozen=True)
+class V1Defaults:
+    """What vLLM V1 starts with on a card when the flags are not given."""
+
+    tier: str
+    max_num_batched_tokens: int  # vllm serve (the OpenAI-compatible server)
+    max_num_batched_tokens_offline: int  # the LLM class
+    max_num_seqs: int
+    gpu_memory_utilization: float = SHARE_DEFAULT / 100
+    block_size: int = BLOCK_SIZE
+    prefix_caching: bool = True  # enable_prefix_caching, for decoder models (config/cache.py)
+    chunked_prefill: bool = True  # always on for decoder models; off only with a warning
+    long_prefill_token_threshold: int = 0  # 0: no cap per prompt (config/scheduler.py)
+    watermark: float = 0.0  # no blocks kept free at admission (config/scheduler.py)
+
+
+def v1_defaults(gpu: GPU) -> V1Defaults:
+    """vLLM V1's defaults on `gpu` (as of VLLM_RELEASE), from its memory and its name.
+
+    >>> from kvlesson.memory.specs import A100_80GB, H100_80GB
+    >>> v1_defaults(H100_80GB).max_num_seqs, v1_defaults(A100_80GB).max_num_seqs
+    (1024, 256)
+    """
+    of_type("gpu", gpu, GPU)
+    memory = gpu.total_bytes
+    if memory >= LARGEST_TIER_GIB * GIB:
+        tier = "largest"
+    elif memory >= LARGE_TIER_GIB * GIB and "a100" not in gpu.name.lower():
+        tier = "large"
+    else:
+        tier = "other"
+    return V1Defaults(tier, *TIERS[tier])
