@@ -164,3 +164,10 @@ def test_notebook_5_points_at_the_preset_button():
                    if cell.cell_type == "markdown" and cell.source.startswith("## 8 "))
     button = preset_name(TWO_H100)
     assert button.split(":")[0] in explore and "70B" in button
+
+
+@pytest.mark.parametrize("tp, words", [(1, "One GPU (H100 80GB"), (2, "Each of 2 GPUs (H100 80GB"),
+                                       (8, "Each of 8 GPUs (H100 80GB")])
+def test_the_caption_counts_its_gpus(tp, words):
+    caption = real_view(kv.H100_80GB, kv.LLAMA_33_70B, tp, "bf16", "auto", 92, 4_096).caption
+    assert caption.startswith(words) and "1 GPUs" not in caption and "Each of 1 " not in caption

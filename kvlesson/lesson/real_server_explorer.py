@@ -65,7 +65,8 @@ def real_view(gpu: GPU, model: Model | str, tp: int, weights: str, cache: str, s
     except (ValueError, TypeError) as error:  # json.JSONDecodeError is a ValueError
         return RealView(None, f"**This cannot be sized:** {error}")
     p = launch.parts
-    plan = (f"Each of {tp} GPU{'s' if tp > 1 else ''} ({p.gpu.name}, {model.name}): budget "
+    gpus = "One GPU" if tp == 1 else f"Each of {tp} GPUs"
+    plan = (f"{gpus} ({p.gpu.name}, {model.name}): budget "
             f"{quote.gb(p.allowed_bytes)}, weights {quote.gb(p.weights_bytes, 2)}, profiled "
             f"{quote.gb(p.reserve_bytes)}, KV pool {quote.gb(max(p.pool_bytes, 0), 2)}. ")
     if not launch.starts:
