@@ -26,9 +26,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root
 
 import kvlesson as kv  # noqa: E402
 from kvlesson.serving import capstone  # noqa: E402
+from kvlesson.lesson import explorers, lookahead  # noqa: E402
 from kvlesson.lesson.traffic_explorer import TrafficExplorer  # noqa: E402
 
 from bench_serve import agree, median_seconds  # noqa: E402
+
+explorers.KEPT = 0  # every move computes and draws: a setting seen before is not shown from a keep
+lookahead.ENABLED = False  # ... and no view is computed ahead
 
 MOVES = [(0.5, 512, 64), (2.0, 512, 64), (2.0, 2_048, 64), (2.0, None, 64), (5.0, 128, 128),
          (5.0, 8_192, 16)]  # (chats a second, budget, cap)

@@ -30,9 +30,10 @@ import sys
 import time
 import urllib.request
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import nbformat
 import pytest
@@ -56,6 +57,7 @@ RUN_START_TIMEOUT = 15_000  # ms for Run All to start the first cell
 RUN_ALL_CLICKS = 3  # clicks on Run All before giving up (see run_all)
 UPDATE_TIMEOUT = 20_000  # ms for the kernel to redraw an explorer after a move
 PRESSES = 3  # arrow-key presses on a slider handle
+VIEWPORT = {"width": 1400, "height": 1000}  # px of a page: a laptop's screen
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
 
 
@@ -128,6 +130,16 @@ def parameters(assignment: str) -> dict:
     return values
 
 
+def write_kernel(folder: Path) -> None:
+    """The served JupyterLab's only Python kernel: this interpreter (this virtual environment,
+    not the one its symlink leads to, which JupyterLab's own spec would start)."""
+    spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            "display_name": "Python 3 (ipykernel)", "language": "python"}
+    path = folder / "kernels" / "python3" / "kernel.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(spec))
+
+
 def write_settings(folder: Path) -> None:
     """User settings for the served JupyterLab: no news question, every cell in the page
     (no virtual scrolling, so the page holds every output to check)."""
@@ -198,23 +210,26 @@ def wait_until_ready(url: str, process: subprocess.Popen, log: Path) -> None:
     pytest.fail(f"JupyterLab did not answer within {STARTUP_TIMEOUT} s:\n{log.read_text()[-3000:]}")
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory) -> Iterator[str]:
-    """JupyterLab serving the answered notebooks; yields its base URL, then stops it."""
-    base = tmp_path_factory.mktemp("lab")
+@contextmanager
+def served_lab(base: Path, assignments: Iterable[str]) -> Iterator[str]:
+    """JupyterLab serving the answered notebooks of `assignments`, its folders under `base`;
+    yields its base URL, then stops it (also after a failure)."""
     served = base / "notebooks"
-    for assignment in [*(e.assignment for e in EXPLORERS), "00_start_here"]:
+    for assignment in assignments:
         target = served / notebook_file(assignment)
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(answered_release(assignment), target)
     write_settings(base / "settings")
+    write_kernel(base / "data")
     port = free_port()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(base / "config"),
            "JUPYTER_DATA_DIR": str(base / "data"), "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
            "IPYTHONDIR": str(base / "ipython"),
            "JUPYTERLAB_SETTINGS_DIR": str(base / "settings"),
            "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
-           "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+           "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+           # the kernel imports this checkout's kvlesson, whatever else is installed
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     log = base / "lab.log"
     with open(log, "w") as out:
         process = subprocess.Popen(
@@ -230,6 +245,14 @@ def lab(tmp_path_factory) -> Iterator[str]:
         stop(process)
 
 
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory) -> Iterator[str]:
+    """JupyterLab serving the answered notebooks with explorers, and notebook 0."""
+    assignments = [*(e.assignment for e in EXPLORERS), "00_start_here"]
+    with served_lab(tmp_path_factory.mktemp("lab"), assignments) as url:
+        yield url
+
+
 # --- the browser -----------------------------------------------------------------------
 
 def require_chromium() -> None:
@@ -239,26 +262,33 @@ def require_chromium() -> None:
                     "`apt-get update && apt-get install -y chromium` (never `playwright install`)")
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
+@contextmanager
+def chromium() -> Iterator[Browser]:
     """Headless Chromium driven by Playwright; closed at the end, also after a failure."""
     require_chromium()
     playwright = sync_playwright().start()
     try:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                              args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                             args=CHROMIUM_ARGS)
         try:
-            yield chromium
+            yield browser
         finally:
-            chromium.close()
+            browser.close()
     finally:
         playwright.stop()
 
 
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """The tests' Chromium (see chromium)."""
+    with chromium() as opened:
+        yield opened
+
+
 @pytest.fixture
 def page(browser) -> Iterator[Page]:
-    """A fresh page, 1400x1000; closed after the test."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    """A fresh page, VIEWPORT in size; closed after the test."""
+    context = browser.new_context(viewport=VIEWPORT)
     try:
         yield context.new_page()
     finally:

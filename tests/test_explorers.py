@@ -4,6 +4,7 @@ student's move runs, and the caption and the figure must follow it."""
 from __future__ import annotations
 
 import io
+import threading
 
 import numpy as np
 import pytest
@@ -179,11 +180,11 @@ def test_every_text_stays_inside_the_image_and_the_image_is_the_whole_figure(mak
         assert differ < 0.001, f"after {name} = {value}: {differ:.2%} of the pixels differ"
 
 
-def test_the_floor_plan_legend_names_all_four_parts_inside_the_image():
+def test_the_floor_plan_legend_names_all_four_parts_and_the_crossed_out_box_inside_the_image():
     explorer = explorers.FloorExplorer()
     (legend,) = explorer.chart.figure.legends
     assert [t.get_text() for t in legend.get_texts()] == ["weights", "reserve", "cache pool",
-                                                          "unused"]
+                                                          "unused", "over the budget"]
     box = legend.get_window_extent(explorer.chart.figure.canvas.get_renderer())
     assert explorer.chart.figure.bbox.contains(box.x0, box.y0)
     assert explorer.chart.figure.bbox.contains(box.x1, box.y1)
@@ -295,3 +296,72 @@ def test_the_sweep_table_names_its_comparisons_and_shows_no_nan():
     assert table.loc[128, "wait vs cap before (times)"] == "1.68"
     assert table.loc[1, "tokens/s gain vs cap before (%)"] == ""
     assert "NaN" not in repr(table) and "nan" not in table.to_html()
+
+
+# --- a setting seen before is shown again at once, and exactly as it was computed; the next
+# settings along the slider just moved are computed ahead
+
+def computed_here(explorer) -> list:
+    """The views the explorer computes from now on in the kernel's own thread (not ahead)."""
+    calls, compute = [], explorer.lookahead.compute
+
+    def counted(setting):
+        if threading.current_thread() is threading.main_thread():
+            calls.append(setting)
+        return compute(setting)
+    explorer.lookahead.compute = counted
+    return calls
+
+
+@pytest.mark.parametrize("make, control, values", [
+    (explorers.FloorExplorer, "share", [50, 20, 90]),
+    (explorers.SweepExplorer, "share", [60, 30, 90]),
+    (explorers.SweepExplorer, "cap", [8, 128, 32]),
+    (explorers.PauseExplorer, "step", [5, 2, 9]),
+])
+def test_a_setting_seen_before_is_shown_again_without_computing(make, control, values):
+    explorer = make()
+    for value in values:
+        setattr(getattr(explorer, control), "value", value)
+    computed = computed_here(explorer)
+    for value in reversed(values):  # back over the same settings
+        setattr(getattr(explorer, control), "value", value)
+        fresh = make()
+        setattr(getattr(fresh, control), "value", value)
+        assert (explorer.caption.value, explorer.image.value) == (fresh.caption.value,
+                                                                  fresh.image.value)
+        # the figure's artists follow what is shown: drawn now, they give the same picture
+        assert explorer.drawing.png() == fresh.image.value
+    assert computed == []
+
+
+def test_an_explorer_keeps_only_its_last_settings(monkeypatch):
+    monkeypatch.setattr(explorers, "KEPT", 10)
+    explorer = explorers.FloorExplorer()
+    for share in range(1, 31):
+        explorer.share.value = share
+    assert list(explorer.shown) == [(share,) for share in range(21, 31)]
+    computed = computed_here(explorer)
+    explorer.share.value = 5  # forgotten (and not next to 30): computed again
+    assert computed == [(5,)] and "At a 5% share" in caption(explorer)
+
+
+@pytest.mark.parametrize("make, control, first, then", [
+    (explorers.FloorExplorer, "share", 60, 61),
+    (explorers.CeilingExplorer, "longest", 16_000, 32_000),  # a selection slider
+    (explorers.SweepExplorer, "share", 70, 69),
+])
+def test_the_next_setting_along_the_slider_is_computed_ahead(make, control, first, then):
+    explorer = make()
+    getattr(explorer, control).value = first
+    ahead = dict(explorer.lookahead.pending)
+    assert ahead, "nothing computed ahead"
+    for future in ahead.values():
+        future.result(timeout=60)
+    computed = computed_here(explorer)
+    getattr(explorer, control).value = then
+    assert computed == []
+    fresh = make()
+    getattr(fresh, control).value = then
+    assert (explorer.caption.value, explorer.image.value) == (fresh.caption.value,
+                                                              fresh.image.value)

@@ -142,8 +142,14 @@ def check_v13():
     m = kv.LLAMA_33_70B
     assert m.kv_heads_per_gpu(2) == 4 and m.kv_heads_per_gpu(16) == 1
     assert startup(kv.H100_80GB, m, tp=2).parts.weights_bytes == -(-m.weights_bytes // 2)
-    with pytest.raises(ValueError, match="tp must divide the 8 KV heads"):
+    with pytest.raises(ValueError, match=r"Total number of attention heads \(64\) must be "
+                                         r"divisible by tensor parallel size \(3\)"):
         m.kv_heads_per_gpu(3)
+    assert kv.QWEN25_7B.tp_refusal(8) == ("ValueError: Total number of attention heads (28) "
+                                          "must be divisible by tensor parallel size (8).")
+    assert kv.QWEN25_7B.tp_refusal(4) is None  # 28 heads over 4, one KV head each
+    with pytest.raises(ValueError, match="Total number of attention heads"):
+        startup(kv.H100_80GB, kv.QWEN25_7B, tp=8)
 
 
 def check_v15():

@@ -150,8 +150,13 @@ def test_tensor_parallel_splits_weights_and_kv_heads():
     assert p.block_bytes == 16 * 160 * 1024
     assert startup(kv.H100_80GB, m, 92, 131_072, 3e9, tp=2).starts is False
     assert startup(kv.H100_80GB, m, 92, 131_072, 3e9, tp=4).starts is True
-    with pytest.raises(ValueError, match="tp must divide the 8 KV heads"):
+    with pytest.raises(ValueError, match=r"vLLM refuses tp=3 for Llama 3\.3 70B: ValueError: Total "
+                                         r"number of attention heads \(64\) must be divisible"):
         m.cache_bytes_per_token(3)
+    by_hand = kv.Model("no query heads given", 10**9, 32, 8, 128)  # only its KV heads are known
+    with pytest.raises(ValueError, match="AssertionError: 8 is not divisible by 3"):
+        by_hand.cache_bytes_per_token(3)
+    assert by_hand.cache_bytes_per_token(16) == by_hand.cache_bytes_per_token(8)
     with pytest.raises(ValueError, match=r"tp must be in 1\.\.64, got 0"):
         kv.memory_parts(90, tp=0)
 

@@ -22,6 +22,7 @@ from matplotlib.figure import Figure
 
 from kvlesson.lesson import quote
 from kvlesson.lesson.sentences import chat_name
+from kvlesson.lesson.stacked_bar import StackedBar
 from kvlesson.memory.floor import TYPICAL_CHAT, MemoryParts, Room
 from kvlesson.serving.server import Step
 
@@ -32,29 +33,6 @@ GREY = "#999999"
 PARTS = (("weights", BLUE, ""), ("reserve", ORANGE, "//"), ("cache pool", GREEN, ""),
          ("unused", GREY, ".."))
 GB = 1e9  # the lesson reads "80 GB" as billions of bytes
-
-
-@dataclass
-class StackedBar:
-    """The moving artists of a card drawn as one bar: a bar per part (`parts`: name, colour,
-    hatch), their labels, the crossed-out part past the share line, and that line."""
-
-    bars: list
-    labels: list
-    over: object
-    line: object
-
-    @classmethod
-    def on(cls, ax, parts: tuple[tuple[str, str, str], ...]) -> "StackedBar":
-        bars = [ax.barh(0, 0, color=colour, hatch=hatch, edgecolor="white", label=name)[0]
-                for name, colour, hatch in parts]
-        return cls(bars, [ax.text(0, 0, "", ha="center", va="center", fontsize=9) for _ in parts],
-                   ax.barh(0, 0, color="none", hatch="xx", edgecolor=VERMILION)[0],
-                   ax.axvline(0, color="black", linestyle="--", linewidth=1.5))
-
-    @property
-    def artists(self) -> list:
-        return [*self.bars, self.over, *self.labels, self.line]
 
 
 class MemoryBar:
@@ -70,15 +48,14 @@ class MemoryBar:
         self.card = parts.gpu_bytes
         self.figure = Figure(figsize=(8, 2.4), layout="constrained")
         self.ax = self.figure.add_subplot()
-        self.bar = StackedBar.on(self.ax, PARTS)
+        self.bar = StackedBar.on(self.ax, PARTS, VERMILION)
         self.line_label = self.ax.text(0, 0.5, "", ha="left", va="bottom", fontsize=9,
                                        bbox=dict(facecolor="white", edgecolor="none", pad=1))
         self.ax.set_yticks([])
         self.ax.set_ylim(-0.5, 0.8)
         self.ax.set_xlim(0, self.card / GB)  # the whole card, whatever the share
         self.ax.set_xlabel("GPU memory (GB, billions of bytes)")
-        self.figure.legend(self.bar.bars, [name for name, _, _ in PARTS], loc="outside lower center",
-                           ncol=len(PARTS), frameon=False, fontsize=9)
+        self.bar.legend(self.figure)
         self.moving = [*self.bar.artists, self.line_label, self.ax.title]
         self.update(parts)
 
@@ -87,16 +64,9 @@ class MemoryBar:
         if parts.gpu_bytes != self.card:
             raise ValueError(f"parts must be of the {quote.gb(self.card)} card this bar was drawn "
                              f"for, got {quote.gb(parts.gpu_bytes)}")
-        needed = parts.weights_bytes + parts.reserve_bytes
-        for bar, label, (left, width) in zip(self.bar.bars, self.bar.labels, parts.segments()):
-            bar.set_x(left / GB)
-            bar.set_width(width / GB)
-            label.set_position(((left + width / 2) / GB, 0))
-            label.set_text(quote.gb(width, 2 if width == parts.weights_bytes else 1)
-                           if width / parts.gpu_bytes > 0.06 else "")
-        self.bar.over.set_x(parts.allowed_bytes / GB)
-        self.bar.over.set_width(max(needed - parts.allowed_bytes, 0) / GB)
-        self.bar.line.set_xdata([parts.allowed_bytes / GB] * 2)
+        self.bar.show(parts.segments(), parts.allowed_bytes, parts.weights_bytes + parts.reserve_bytes,
+                      parts.gpu_bytes, GB, lambda part, width: quote.gb(width, 2 if part == 0 else 1),
+                      least=0.06)
         # the label sits right of the line, or left of it near the card's end
         right = parts.allowed_bytes / parts.gpu_bytes < 0.75
         self.line_label.set_ha("left" if right else "right")

@@ -4,7 +4,8 @@ Each explorer has a pure `*_view` function that computes what to show (a
 test can call it without a browser) and a small class that wires sliders to
 it and updates one figure in place. The figure's axes are fixed over each
 slider's whole range, so a student compares shapes on one scale, and only
-the artists that move are drawn again (see `redraw`). Needs the course extra
+the artists that move are drawn again (see `blitting`); a setting seen before is
+shown again from what it showed (see `Explorer`). Needs the course extra
 (ipywidgets).
 """
 
@@ -12,12 +13,15 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Iterable
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Iterable
 
 import ipywidgets as w
 
 from kvlesson.lesson import charts
 from kvlesson.lesson.blitting import Chart, Redraw
+from kvlesson.lesson.lookahead import Lookahead, next_settings
 from kvlesson.lesson.sentences import (CeilingView, FloorView, PauseView, SweepView, ceiling_view,
                                        floor_view, pause_view, sweep_view)
 from kvlesson.memory.floor import RESERVE_BYTES, ServerWontStart
@@ -30,6 +34,7 @@ from kvlesson.serving.trace import trace
 CEILING_CHOICES = (2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000)
 SLIDER_WIDTH = "800px"  # as wide as the memory bar (8 inches at 100 dpi): 5 px a percent of share
 LABEL_WIDTH = "180px"  # room for the longest description, "longest chat (tokens)"
+KEPT = 128  # settings whose caption and picture an explorer keeps (~50 KB of PNG each)
 
 
 def slider(kind: type[w.Widget], description: str, **options) -> w.Widget:
@@ -38,17 +43,42 @@ def slider(kind: type[w.Widget], description: str, **options) -> w.Widget:
                 style={"description_width": LABEL_WIDTH}, **options)
 
 
+def html_caption(caption: str) -> str:
+    """A caption as the explorer shows it: escaped, Markdown bold as <b>, in a paragraph."""
+    return "<p>" + re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(caption)) + "</p>"
+
+
 def share_slider(share: int) -> w.IntSlider:
     """The memory share (vLLM's gpu_memory_utilization) in whole percents."""
     return slider(w.IntSlider, "memory share (%)", value=share, min=1, max=100)
 
 
+@dataclass(frozen=True)
+class Shown:
+    """What one setting showed: its view, its caption (HTML) and its picture (PNG)."""
+
+    view: Any
+    caption: str
+    png: bytes
+
+
 class Explorer:
-    """Sliders, a sentence and a figure, stacked; shown by display()."""
+    """Sliders, a sentence and a figure, stacked; shown by display().
+
+    A subclass computes the view of a setting, the controls' values (`compute`), and puts
+    a view on the figure, returning the caption (`show`). What each setting showed is kept,
+    the last KEPT settings: a move back to a setting seen before (a student goes back and
+    forth to compare) puts the kept view back on the figure and shows the kept caption and
+    PNG again, without computing or drawing anything. The next settings along the slider
+    just moved are computed ahead (see `lookahead`).
+    """
 
     def __init__(self, sliders: list[w.Widget], chart: Chart):
         self.chart = chart
+        self.controls = sliders
         self.drawing = Redraw(chart.figure, chart.moving)
+        self.shown: OrderedDict[tuple, Shown] = OrderedDict()
+        self.lookahead = Lookahead(self.compute)
         # shown at its own size (a box would stretch it to its width, and blur it)
         self.image = w.Image(format="png", layout=w.Layout(align_self="flex-start",
                                                            max_width="100%"))
@@ -57,13 +87,40 @@ class Explorer:
         for slider in sliders:
             slider.observe(self._changed, names="value")
 
-    def redraw(self, caption: str) -> None:
-        """Show a new caption (Markdown bold allowed) and the figure as it now stands."""
-        self.caption.value = "<p>" + re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(caption)) + "</p>"
-        self.image.value = self.drawing.png()
+    def compute(self, setting: tuple) -> Any:
+        """The view of `setting`, the controls' values in order (may run on another thread:
+        it reads no control)."""
+        raise NotImplementedError
+
+    def show(self, view) -> str:
+        """Put `view` on the figure; its caption (Markdown bold allowed)."""
+        raise NotImplementedError
+
+    def setting(self) -> tuple:
+        """The controls' values: all that decides what the explorer shows."""
+        return tuple(control.value for control in self.controls)
+
+    def refresh(self):
+        """Show the controls' setting (kept, or computed and drawn); its view."""
+        setting = self.setting()
+        kept = self.shown.get(setting)
+        if kept is None:
+            view = self.lookahead.view(setting)
+            caption = html_caption(self.show(view))
+            kept = Shown(view, caption, self.drawing.png())
+            self.shown[setting] = kept
+            while len(self.shown) > KEPT:
+                self.shown.popitem(last=False)
+        else:
+            self.show(kept.view)  # the figure's artists follow what is shown
+            self.shown.move_to_end(setting)
+        self.caption.value, self.image.value = kept.caption, kept.png
+        return kept.view
 
     def _changed(self, change) -> None:
         self.refresh()
+        self.lookahead.ahead(s for s in next_settings(self.controls, change.owner)
+                             if s not in self.shown)
 
     def _repr_mimebundle_(self, **kwargs):
         # The widget view for a live kernel; a short plain text for a stored
@@ -84,11 +141,13 @@ class FloorExplorer(Explorer):
         super().__init__([self.share], charts.MemoryBar(view.parts))
         self.refresh()
 
-    def refresh(self) -> FloorView:
-        view = floor_view(self.share.value, **self.settings)
+    def compute(self, setting: tuple) -> FloorView:
+        (share,) = setting
+        return floor_view(share, **self.settings)
+
+    def show(self, view: FloorView) -> str:
         self.chart.update(view.parts)
-        self.redraw(view.caption)
-        return view
+        return view.caption
 
 
 class CeilingExplorer(Explorer):
@@ -109,11 +168,13 @@ class CeilingExplorer(Explorer):
                          charts.ChatsThatFit(view.blocks, [view.reserved], top))
         self.refresh()
 
-    def refresh(self) -> CeilingView:
-        view = ceiling_view(self.share.value, self.longest.value, **self.settings)
+    def compute(self, setting: tuple) -> CeilingView:
+        share, longest = setting
+        return ceiling_view(share, longest, **self.settings)
+
+    def show(self, view: CeilingView) -> str:
         self.chart.update(view.blocks, [view.reserved])
-        self.redraw(view.caption)
-        return view
+        return view.caption
 
 
 class SweepExplorer(Explorer):
@@ -141,15 +202,18 @@ class SweepExplorer(Explorer):
                                             tops=sweep_tops([self.view, largest])))
         self.refresh()
 
-    def refresh(self) -> SweepView:
-        if self.share.value != self.view.share:
-            self.view = sweep_view(self.chats, self.share.value, **self.settings)
-        if self.view.sweep is None:
-            self.chart.blank(self.view.problem)
+    def compute(self, setting: tuple) -> SweepView:
+        _, share = setting  # the cap only moves the ring: the sweep is the share's
+        shown = self.view
+        return shown if share == shown.share else sweep_view(self.chats, share, **self.settings)
+
+    def show(self, view: SweepView) -> str:
+        self.view = view
+        if view.sweep is None:
+            self.chart.blank(view.problem)
         else:
-            self.chart.update(self.view.sweep, self.view.knee, self.cap.value)
-        self.redraw(self.view.caption(self.cap.value))
-        return self.view
+            self.chart.update(view.sweep, view.knee, self.cap.value)
+        return view.caption(self.cap.value)
 
 
 def sweep_tops(views: Iterable[SweepView]) -> tuple[float, float]:
@@ -172,8 +236,10 @@ class PauseExplorer(Explorer):
         super().__init__([self.step], charts.BlockGrid(self.steps, blocks))
         self.refresh()
 
-    def refresh(self) -> PauseView:
-        view = pause_view(self.steps, self.step.value - 1)
+    def compute(self, setting: tuple) -> PauseView:
+        (step,) = setting
+        return pause_view(self.steps, step - 1)
+
+    def show(self, view: PauseView) -> str:
         self.chart.update(self.step.value - 1)
-        self.redraw(view.caption)
-        return view
+        return view.caption

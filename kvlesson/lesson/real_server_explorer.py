@@ -13,14 +13,18 @@ length that fit at once, or the start-up error worded as vLLM words it.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Iterator
 
 import ipywidgets as w
 from matplotlib.figure import Figure
 
 from kvlesson.lesson import quote
-from kvlesson.lesson.charts import BLUE, GREEN, GREY, ORANGE, VERMILION, StackedBar
+from kvlesson.lesson.charts import BLUE, GREEN, GREY, ORANGE, VERMILION
 from kvlesson.lesson.explorers import Explorer, share_slider, slider
+from kvlesson.lesson.real_server_numbers import TWO_H100, Launch
+from kvlesson.lesson.stacked_bar import StackedBar
 from kvlesson.memory.specs import GPUS, MODELS, GPU, Model
 from kvlesson.memory.startup import PROFILED_BYTES, VLLM_SHARE, Startup, startup
 from kvlesson.memory.units import gib
@@ -53,11 +57,16 @@ def real_view(gpu: GPU, model: Model | str, tp: int, weights: str, cache: str, s
         if isinstance(model, str):
             model = Model.from_hf_config(json.loads(model), name="pasted model")
         model = model.with_dtypes(weights=weights, cache=cache)
+        refusal = model.tp_refusal(tp)
+        if refusal is not None:  # vLLM stops before it loads anything: there is no floor plan
+            return RealView(None, f"**The server does not start.** {model.name} cannot be split "
+                                  f"over {tp} GPUs; vLLM says: {refusal}")
         launch = startup(gpu, model, share, longest, reserve_bytes, tp)
     except (ValueError, TypeError) as error:  # json.JSONDecodeError is a ValueError
         return RealView(None, f"**This cannot be sized:** {error}")
     p = launch.parts
-    plan = (f"Each of {tp} GPU{'s' if tp > 1 else ''} ({p.gpu.name}, {model.name}): budget "
+    gpus = "One GPU" if tp == 1 else f"Each of {tp} GPUs"
+    plan = (f"{gpus} ({p.gpu.name}, {model.name}): budget "
             f"{quote.gb(p.allowed_bytes)}, weights {quote.gb(p.weights_bytes, 2)}, profiled "
             f"{quote.gb(p.reserve_bytes)}, KV pool {quote.gb(max(p.pool_bytes, 0), 2)}. ")
     if not launch.starts:
@@ -76,36 +85,25 @@ class PlanBar:
     def __init__(self):
         self.figure = Figure(figsize=(8, 2.2), layout="constrained")
         self.ax = self.figure.add_subplot()
-        self.bar = StackedBar.on(self.ax, PLAN)
+        self.bar = StackedBar.on(self.ax, PLAN, VERMILION)
         self.ax.set_yticks([])
         self.ax.set_ylim(-0.5, 0.6)
         self.ax.set_xlim(0, 100)
         self.ax.set_xlabel("one GPU's memory (% of the card); the dashed line is the share")
-        self.figure.legend(self.bar.bars, [name for name, _, _ in PLAN], loc="outside lower center",
-                           ncol=len(PLAN), frameon=False, fontsize=9)
+        self.bar.legend(self.figure)
         self.ax.set_title(" " * 90, fontsize=10)  # room for the longest title
         self.moving = [*self.bar.artists, self.ax.title]
 
     def update(self, launch: Startup | None) -> None:
         """Draw one GPU of `launch`, or an empty bar when nothing could be sized."""
         if launch is None:
-            for bar, label in zip(self.bar.bars, self.bar.labels):
-                bar.set_width(0)
-                label.set_text("")
-            self.bar.over.set_width(0)
+            self.bar.clear()
             self.ax.set_title("nothing to draw: see the message above", color=VERMILION, fontsize=10)
             return
         p = launch.parts
-        card = p.gpu_bytes / 100  # bytes in one percent of the card
-        needed = p.weights_bytes + p.reserve_bytes
-        for bar, label, (left, width) in zip(self.bar.bars, self.bar.labels, p.segments()):
-            bar.set_x(left / card)
-            bar.set_width(min(width, p.gpu_bytes - left) / card)
-            label.set_position(((left + width / 2) / card, 0))
-            label.set_text(quote.gb(width) if width / p.gpu_bytes > 0.08 else "")
-        self.bar.over.set_x(p.allowed_bytes / card)
-        self.bar.over.set_width(min(max(needed - p.allowed_bytes, 0), p.gpu_bytes - p.allowed_bytes) / card)
-        self.bar.line.set_xdata([p.share] * 2)
+        self.bar.show(p.segments(), p.allowed_bytes, p.weights_bytes + p.reserve_bytes,
+                      p.gpu_bytes, p.gpu_bytes / 100, lambda part, width: quote.gb(width),
+                      least=0.08)
         verdict = (f"{quote.count(launch.tokens)} tokens, {launch.concurrency:.2f} at full length"
                    if launch.starts else "does not start")
         self.ax.set_title(f"{p.gpu.name}, TP={p.tp}, {p.model.name}: {verdict}",
@@ -131,15 +129,48 @@ class RealServerExplorer(Explorer):
         choices = sorted(set(LONGEST_CHOICES) | {longest})
         self.longest = slider(w.SelectionSlider, "max_model_len (tokens)",
                               options=[(f"{n:,}", n) for n in choices], value=longest)
+        self.preset = w.Button(description=preset_name(TWO_H100), layout=w.Layout(width="auto"),
+                               tooltip="set every control to section 5's launch")
+        self.preset.on_click(lambda _: self.launch(TWO_H100))
+        self.holding = False
         controls = [self.gpu, self.model, self.config, self.weights, self.cache, self.tp,
                     self.share, self.longest]
         super().__init__(controls, PlanBar())
+        self.box.children = (self.preset, *self.box.children)
         self.refresh()
 
-    def refresh(self) -> RealView:
-        model = self.config.value if self.model.value == PASTED else MODELS[self.model.value]
-        view = real_view(GPUS[self.gpu.value], model, self.tp.value, self.weights.value,
-                         self.cache.value, self.share.value, self.longest.value, self.reserve_bytes)
+    def launch(self, preset: Launch) -> None:
+        """Set every control to `preset` (weights in BF16, the cache as computed), then redraw once."""
+        with self.held():
+            self.gpu.value, self.model.value, self.tp.value = preset.gpu, preset.model, preset.tp
+            self.share.value, self.longest.value = preset.share, preset.longest
+            self.weights.value, self.cache.value = "bf16", "auto"
+        self.refresh()
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """No redraw while several controls change together."""
+        self.holding = True
+        try:
+            yield
+        finally:
+            self.holding = False
+
+    def _changed(self, change) -> None:
+        if not self.holding:
+            super()._changed(change)
+
+    def compute(self, setting: tuple) -> RealView:
+        gpu, model, config, weights, cache, tp, share, longest = setting
+        return real_view(GPUS[gpu], config if model == PASTED else MODELS[model], tp, weights,
+                         cache, share, longest, self.reserve_bytes)
+
+    def show(self, view: RealView) -> str:
         self.chart.update(view.launch)
-        self.redraw(view.caption)
-        return view
+        return view.caption
+
+
+def preset_name(preset: Launch) -> str:
+    """The preset button's words: the model, the GPUs, the share and max_model_len."""
+    return (f"§5's launch: {MODELS[preset.model].name} on {preset.tp} × {GPUS[preset.gpu].name}, "
+            f"share {preset.share}%, max_model_len {preset.longest:,}")

@@ -17,8 +17,8 @@ from kvlesson.lesson.quote import Figure
 from kvlesson.memory import rig_measurements as rig
 from kvlesson.memory.other_servers import (cache_budgets, llama_cpp_context,
                                            share_each)
-from kvlesson.memory.specs import (A100_80GB, GIB, H100_80GB, LLAMA_31_8B, LLAMA_33_70B,
-                                   QWEN25_7B)
+from kvlesson.memory.specs import (A100_80GB, GIB, GPUS, H100_80GB, LLAMA_31_8B, LLAMA_33_70B,
+                                   MODELS, QWEN25_7B)
 from kvlesson.memory.startup import AUTO, PROFILED_BYTES, VLLM_SHARE, Startup, startup
 from kvlesson.memory.units import gib, kib
 from kvlesson.memory.vllm_defaults import (NULL_BLOCK_SINCE, SHARE_BEFORE_0_20, VLLM_RELEASE,
@@ -34,6 +34,29 @@ TRT_FRACTION = 0.9  # TensorRT-LLM's free_gpu_memory_fraction (and the same 0.9 
 LLAMA_CPP_CTX, LLAMA_CPP_SLOTS = 98_304, 3  # --ctx-size 98304 --parallel 3
 LLAMA_CPP_ODD = (100, 3)  # --ctx-size 100 --parallel 3: padding to 256 shows
 K8V4_HEADS = (128, 256)  # head sizes at which k8v4's layout is worked out
+
+
+@dataclasses.dataclass(frozen=True)
+class Launch:
+    """A launch by the names notebook 5's explorer offers: card, model, GPUs, share, longest."""
+
+    gpu: str
+    model: str
+    tp: int
+    share: int
+    longest: int
+
+    def start(self, weights: str = "bf16", share: int | None = None,
+              longest: int | None = None, tp: int | None = None) -> Startup:
+        """This launch's start-up (with these weights, or another share, longest or tp)."""
+        model = MODELS[self.model].with_dtypes(weights=weights)
+        return startup(GPUS[self.gpu], model, self.share if share is None else share,
+                       self.longest if longest is None else longest, tp=tp or self.tp)
+
+
+# Section 5: Llama 3.3 70B in BF16 on two H100s at vLLM's default share, max_model_len at
+# its default (the config's context length). The explorer's preset is this launch.
+TWO_H100 = Launch("H100_80GB", "LLAMA_33_70B", tp=2, share=VLLM_SHARE, longest=FULL_LENGTH)
 
 
 def _starts(starts: bool) -> str:
@@ -143,11 +166,11 @@ def log_numbers() -> dict[str, Figure]:
 
 def tp_numbers() -> dict[str, Figure]:
     """Llama 3.3 70B on two H100s: BF16 fails the check; 0.95, FP8 weights or TP=4 instead."""
-    bf16 = startup(H100_80GB, LLAMA_33_70B, VLLM_SHARE, FULL_LENGTH, tp=2)
-    auto = startup(H100_80GB, LLAMA_33_70B, VLLM_SHARE, AUTO, tp=2)
-    higher = startup(H100_80GB, LLAMA_33_70B, HIGHER_SHARE, FULL_LENGTH, tp=2)
-    fp8 = startup(H100_80GB, LLAMA_33_70B.with_dtypes(weights="fp8"), VLLM_SHARE, FULL_LENGTH, tp=2)
-    four = startup(H100_80GB, LLAMA_33_70B, VLLM_SHARE, FULL_LENGTH, tp=4)
+    bf16 = TWO_H100.start()
+    auto = TWO_H100.start(longest=AUTO)
+    higher = TWO_H100.start(share=HIGHER_SHARE)
+    fp8 = TWO_H100.start(weights="fp8")
+    four = TWO_H100.start(tp=4)
     return {
         "tp2_budget": Figure(bf16.all_budget_bytes, quote.gb(bf16.all_budget_bytes),
                              "70B, TP=2: budget, in all (both GPUs)"),

@@ -124,16 +124,14 @@ class TrafficExplorer(Explorer):
         self.cap = slider(w.SelectionSlider, "cap (most chats at once)",
                           options=sorted({c for c in CAPS if 2 <= c <= MOST_CAP} | {cap}),
                           value=cap)
-        view = self.view()
-        super().__init__([self.rate, self.budget, self.cap], TrafficChart(view))
+        controls = [self.rate, self.budget, self.cap]
+        super().__init__(controls, TrafficChart(self.compute((rate, budget, cap))))
         self.refresh()
 
-    def view(self) -> TrafficView:
-        return traffic_view(self.chats, self.rate.value, self.budget.value or None,
-                            self.cap.value, **self.settings)
+    def compute(self, setting: tuple) -> TrafficView:
+        rate, budget, cap = setting
+        return traffic_view(self.chats, rate, budget or None, cap, **self.settings)
 
-    def refresh(self) -> TrafficView:
-        view = self.view()
+    def show(self, view: TrafficView) -> str:
         self.chart.update(view)
-        self.redraw(view.caption)
-        return view
+        return view.caption

@@ -46,7 +46,8 @@ def load(config: Mapping[str, Any] | str | Path) -> Mapping[str, Any]:
 
 def model_fields(config: Mapping[str, Any], cache_layers: int | None = None,
                  params: int | None = None) -> dict[str, Any]:
-    """The fields of a `Model` (name, params, layers, kv_heads, head_size, bytes_per_number).
+    """The fields of a `Model` (name, params, layers, kv_heads, head_size, bytes_per_number,
+    heads).
 
     `layers` is the number of layers that keep a KV cache: all of them in a
     plain decoder, `cache_layers` when a hybrid or windowed config needs it given.
@@ -74,7 +75,7 @@ def model_fields(config: Mapping[str, Any], cache_layers: int | None = None,
         params = _llama_style_params(config, hidden, layers, heads, kv_heads, head_size, vocab, inner)
     return {"name": config.get("_name_or_path", "model"), "params": whole("params", params, 1),
             "layers": layers_with_cache, "kv_heads": kv_heads, "head_size": head_size,
-            "bytes_per_number": DTYPE_BYTES[dtype]}
+            "bytes_per_number": DTYPE_BYTES[dtype], "heads": heads}
 
 
 def _llama_style_params(config: Mapping[str, Any], hidden: int, layers: int, heads: int,

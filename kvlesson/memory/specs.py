@@ -61,7 +61,9 @@ class Model:
     cache keeps a key and a value (2) per layer, per KV head, `head_size`
     numbers each, for every token. `layers` counts the layers that keep a
     cache (all of them in a plain decoder). `cache_bits` is the cache's
-    precision when it differs from the weights' (None: the same).
+    precision when it differs from the weights' (None: the same). `heads` is
+    the count of attention (query) heads, which tensor parallel splits too
+    (None: not known, and then only the KV heads are checked).
     """
 
     name: str
@@ -71,6 +73,7 @@ class Model:
     head_size: int
     bytes_per_number: int = 2
     cache_bits: int | None = None
+    heads: int | None = None
 
     def __post_init__(self) -> None:
         of_type("name", self.name, str)
@@ -78,6 +81,8 @@ class Model:
             whole(field, getattr(self, field), 1)
         if self.cache_bits is not None:
             whole("cache_bits", self.cache_bits, 1, 32)
+        if self.heads is not None:
+            whole("heads", self.heads, 1)
 
     @property
     def weights_bytes(self) -> int:
@@ -94,13 +99,36 @@ class Model:
         """Cache for one token: K and V, for every layer and KV head."""
         return self.cache_bytes_per_token()
 
+    def tp_refusal(self, tp: int) -> str | None:
+        """Why vLLM refuses to split this model over `tp` GPUs, in its words, or None.
+
+        vLLM's rules: tp must divide the attention heads (its configuration check,
+        before anything loads), and the KV heads are split evenly over the GPUs, or,
+        with more GPUs than KV heads, each head is copied to the same number of GPUs
+        (its attention layer's check, `divide`). The start-up (`kv_heads_per_gpu`)
+        and notebook 5's explorer both give this reason.
+
+        >>> QWEN25_7B.tp_refusal(8)
+        'ValueError: Total number of attention heads (28) must be divisible by tensor parallel size (8).'
+        """
+        tp = whole("tp", tp, 1, MAX_TP)
+        if self.heads is not None and self.heads % tp:
+            return (f"ValueError: Total number of attention heads ({self.heads}) must be "
+                    f"divisible by tensor parallel size ({tp}).")
+        if self.kv_heads % tp and tp % self.kv_heads:
+            larger, smaller = max(tp, self.kv_heads), min(tp, self.kv_heads)
+            return (f"AssertionError: {larger} is not divisible by {smaller} (the {self.kv_heads} "
+                    f"KV heads cannot be split evenly over tp={tp} GPUs, nor each copied to "
+                    f"the same number of them)")
+        return None
+
     def kv_heads_per_gpu(self, tp: int = 1) -> int:
         """KV heads each of `tp` GPUs keeps: kv_heads // tp, and at least 1 (a head
-        is copied, not split, when there are more GPUs than KV heads)."""
-        tp = whole("tp", tp, 1, MAX_TP)
-        if self.kv_heads % tp and tp % self.kv_heads:
-            raise ValueError(f"tp must divide the {self.kv_heads} KV heads of {self.name} or be a "
-                             f"multiple of them, as vLLM requires; got tp={tp}")
+        is copied, not split, when there are more GPUs than KV heads). A tp that vLLM
+        refuses (see `tp_refusal`) is refused here with vLLM's words."""
+        refusal = self.tp_refusal(tp)
+        if refusal is not None:
+            raise ValueError(f"vLLM refuses tp={tp} for {self.name}: {refusal}")
         return max(1, self.kv_heads // tp)
 
     def cache_bytes_per_token(self, tp: int = 1) -> int:

@@ -1,0 +1,88 @@
+"""A card's memory drawn as one bar, shared by notebook 1's memory bar and notebook 5's plan.
+
+The bar holds a part per segment (weights, reserve, pool, unused), each with its size written
+on it, a dashed line at the share, and, when the weights and the reserve pass the share, the
+part of them past the line crossed out in vermilion: over the budget. That box has its own
+legend entry (its hatch, not its colour alone, tells it apart), and a size is written only on
+the part of a segment the box leaves free, so no label sits on the box.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from matplotlib.figure import Figure
+
+OVER_THE_BUDGET = "over the budget"  # the crossed-out box's name in the legend
+OVER_HATCH = "xx"
+
+
+@dataclass
+class StackedBar:
+    """The moving artists of a card drawn as one bar: a bar per part (`parts`: name, colour,
+    hatch), their labels, the crossed-out part past the share line, and that line."""
+
+    names: list[str]
+    bars: list
+    labels: list
+    over: object
+    line: object
+
+    @classmethod
+    def on(cls, ax, parts: tuple[tuple[str, str, str], ...], over_colour: str) -> "StackedBar":
+        bars = [ax.barh(0, 0, color=colour, hatch=hatch, edgecolor="white", label=name)[0]
+                for name, colour, hatch in parts]
+        return cls([name for name, _, _ in parts], bars,
+                   [ax.text(0, 0, "", ha="center", va="center", fontsize=9) for _ in parts],
+                   ax.barh(0, 0, color="none", hatch=OVER_HATCH, edgecolor=over_colour)[0],
+                   ax.axvline(0, color="black", linestyle="--", linewidth=1.5))
+
+    @property
+    def artists(self) -> list:
+        return [*self.bars, self.over, *self.labels, self.line]
+
+    def legend(self, figure: Figure) -> None:
+        """Every part and the crossed-out box, in one row under the axes."""
+        figure.legend([*self.bars, self.over], [*self.names, OVER_THE_BUDGET],
+                      loc="outside lower center", ncol=len(self.bars) + 1, frameon=False,
+                      fontsize=9)
+
+    def show(self, segments: Sequence[tuple[float, float]], allowed: float, needed: float,
+             card: float, unit: float, label: Callable[[int, float], str],
+             least: float) -> None:
+        """Draw the parts from their (start, width) in bytes along a card of `card` bytes, in
+        units of `unit` bytes; cross out what the weights and reserve (`needed`) take past the
+        budget (`allowed`); write `label(part, width)` on the longest free stretch of a part
+        when that stretch is at least `least` of the card, else nothing."""
+        allowed, needed, card = float(allowed), float(needed), float(card)
+        over_end = min(max(needed, allowed), card)
+        for bar, text, part, (left, width) in zip(self.bars, self.labels, range(len(self.bars)),
+                                                  segments):
+            right = min(left + width, card)
+            bar.set_x(left / unit)
+            bar.set_width(max(right - left, 0) / unit)
+            start, end = free_stretch(left, right, allowed, over_end)
+            text.set_position(((start + end) / 2 / unit, 0))
+            text.set_text(label(part, width) if end - start >= least * card else "")
+        self.over.set_x(allowed / unit)
+        self.over.set_width((over_end - allowed) / unit)
+        self.line.set_xdata([allowed / unit] * 2)
+
+    def clear(self) -> None:
+        """An empty bar: no part, no label, nothing crossed out."""
+        for bar, text in zip(self.bars, self.labels):
+            bar.set_width(0)
+            text.set_text("")
+        self.over.set_width(0)
+
+
+def free_stretch(left: float, right: float, over_start: float,
+                 over_end: float) -> tuple[float, float]:
+    """The longer of the two stretches of [left, right] outside [over_start, over_end] (all
+    of it when nothing is crossed out)."""
+    if over_end <= over_start:
+        return left, right
+    before = (left, min(right, over_start))
+    after = (max(left, over_end), right)
+    return max(before, after, key=lambda stretch: stretch[1] - stretch[0])
