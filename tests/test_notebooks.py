@@ -280,3 +280,23 @@ def test_a_wrong_number_fails_the_self_check_without_giving_the_answer():
     [error] = errors(outputs["q1_pool_tests"])
     assert error.ename == "NotYet" and error.evalue.startswith("Not yet: pool_gb")
     assert "53.9" not in error.evalue and "53.9" not in "".join(error.traceback)
+
+
+def test_validate_shows_a_short_test_cell_and_the_whole_verdict(tmp_path):
+    """What nbgrader's Validate dialog shows for a failed exercise: the test cell's source,
+    which names its stamp and holds no salted hash, and the verdict in lines that fit the
+    dialog (nbgrader cuts each line at Validator.width, 90, with an indent and "...")."""
+    nb = answered_release("06_traffic")
+    answer = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "ex6_2_answer")
+    answer.source = ("def steps_to_read(prompt, budget, writing):\n"
+                     "    return -(-prompt // budget)")  # the issue's wrong answer: writing ignored
+    path = tmp_path / "traffic.ipynb"
+    nbformat.write(nb, path)
+    result = validate(path)
+    [failed] = [f for f in result["failed"] if "steps_to_read" in f["source"]]
+    assert '"salt"' not in failed["source"] and '"hash"' not in failed["source"]
+    assert len(failed["source"]) < 1_000, len(failed["source"])
+    error = re.sub(r"<[^>]+>", "", failed["error"])
+    verdict = [line for line in error.splitlines() if line.strip()]
+    assert any(line.startswith("Not yet: steps_to_read(") for line in verdict), verdict
+    assert all(len(line) <= Validator().width - 4 - 3 for line in verdict), verdict
