@@ -165,15 +165,25 @@ HAND.update({
          "model.weights_bytes / tp - 3e9\n    blocks = max(0, int(pool // (16 * per_token)))\n"
          "    return blocks > longest // 16", None),
     ],
+    "ex5_6_tests": [
+        ("the default share", "def share_per_server(servers, total=0.9):\n    return 0.9 / servers",
+         None),
+        ("the package's answer", "from kvlesson.memory.other_servers import share_each\n"
+         "def share_per_server(servers, total=0.9):\n    return share_each(servers, total)",
+         "calls"),
+    ],
+    "ex5_2_tests": [
+        ("the package's answer", "def concurrency_at_length(log_text, longest):\n"
+         "    return kv.read_vllm_log(log_text).concurrency_at(longest)", "calls"),
+    ],
     "ex5_5_tests": [
         ("no padding", "def slot_context(ctx_size, parallel):\n    return -(-ctx_size // parallel)",
          None),
         ("rounded", "def slot_context(ctx_size, parallel):\n    return round(ctx_size / parallel)",
          None),
-    ],
-    "ex5_6_tests": [
-        ("the default share", "def share_per_server(servers, total=0.9):\n    return 0.9 / servers",
-         None),
+        ("the package's answer", "from kvlesson.memory.other_servers import "
+         "llama_cpp_slot_context\ndef slot_context(ctx_size, parallel):\n"
+         "    return llama_cpp_slot_context(ctx_size, parallel)", "calls"),
     ],
     "ex6_1_tests": [
         ("not sorted", "import math\ndef nearest_rank(values, p):\n    return values[math.ceil(p / "
