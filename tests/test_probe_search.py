@@ -183,3 +183,13 @@ def test_every_self_check_refuses_the_functions_its_hidden_test_forbids():
                 differ.append(f"{path.parent.name} {stamping.nbgrader_meta(cell)['grade_id']}: "
                               f"verify {texts.get('verify')} record {texts.get('record')}")
     assert not differ, differ
+
+
+def test_the_feedback_on_a_wrong_yes_or_no_says_so_not_units_and_rounding():
+    from kvlesson.grading import diagnosis
+    yes_no = {"probes": [{"kind": "yes_no"}, {"kind": "yes_no"}]}
+    counts = {"probes": [{"kind": "count"}, {"kind": "yes_no"}]}
+    said = diagnosis.feedback_line("q7_tests", "", diagnosis.unmatched_words(yes_no))
+    assert "other way round" in said and "units" not in said
+    assert "units and the rounding" in diagnosis.feedback_line(
+        "ex_tests", "", diagnosis.unmatched_words(counts))

@@ -140,10 +140,21 @@ def outcome(points: float, score: float, values_right: bool, skipped: bool) -> s
 
 def feedback_line(grade_id: str, mistake: str, words: str) -> str:
     """What the feedback says under a failed exercise: the known mistake its answer
-    matched, in the self-check's words, or that it matched none. It never gives the
-    answer."""
+    matched, in the self-check's words, or that it matched none (`words`, when given, say
+    what to look at instead). It never gives the answer."""
     if mistake:
         return (f"{grade_id}: not right; your answer is the one a known mistake gives: "
                 f"{words}")
     return (f"{grade_id}: not right, and your answer matches none of the known mistakes "
-            "this exercise checks for: check the units and the rounding the question asks for")
+            f"this exercise checks for: {words or 'check the units and the rounding the question asks for'}")
+
+
+YES_NO_WORDS = ("a yes or no is the other way round: work the case through again from what "
+                "decides it")  # what no known mistake can name: any wrong yes is every mistake's
+
+
+def unmatched_words(exercise: dict) -> str:
+    """What the feedback says of a wrong answer no known mistake gives: for an exercise of
+    yes-or-no probes only, that one is the other way round; else "" (units and rounding)."""
+    kinds = {probe["kind"] for probe in exercise["probes"]}
+    return YES_NO_WORDS if kinds == {"yes_no"} else ""

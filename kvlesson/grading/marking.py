@@ -116,6 +116,8 @@ def mark_cell(cell, exercise: dict, setting: dict | None) -> Mark:
     answers = diagnosis.answers_of(exercise, values)
     right = values_right = answers == [probe["normal"] for probe in exercise["probes"]]
     known = diagnosis.Diagnosis() if right else diagnosis.diagnose(exercise, answers)
+    if not right and not known.mistake:
+        known = diagnosis.Diagnosis("", diagnosis.unmatched_words(exercise))
     failed = any(o.get("output_type") == "error" for o in cell.get("outputs", []))
     if right and failed:
         flags.append("the values are right but the cell failed in the kernel (changed setting, "
