@@ -19,6 +19,7 @@ import math
 from dataclasses import replace
 
 from kvlesson.grading.probe_search import Probe, Probes
+from kvlesson.grading.probes import normal
 
 BLOCK = 16  # tokens in a block: one block more or less is a step a mistake can miss
 SCAN = (0.25, 0.5, 0.75, 0.9, 1.1, 1.25, 1.5, 2, 4)  # multiples scanned for a boundary
@@ -53,7 +54,6 @@ def neighbours(value: float) -> list[float]:
 def _answer(namespace: dict, text: str) -> str | None:
     """The normal form of the probe `text` (a probe maker's call), None if it raises or is
     not the kind of answer asked for."""
-    from kvlesson.grading.probes import normal
     try:
         probe = eval(text, namespace)
         return normal(probe, probe.get())
@@ -63,7 +63,8 @@ def _answer(namespace: dict, text: str) -> str | None:
 
 def _boundaries(namespace: dict, probe: Probe, position: int, value: int) -> list[int]:
     """Where the instructor's answer changes near `value` in the argument at `position`:
-    the last input before each change and the first after it (bisected to one)."""
+    the last input before each change and the first after it (bisected to one), and one
+    and half a block further on either side (a mistake off by a little flips nearby)."""
     def at(x: int) -> str | None:
         args = list(probe.args)
         args[position] = written(x)
@@ -103,7 +104,7 @@ def plan(source: str, path: str, namespace: dict | None = None) -> None:
         makers = {(p.side, p.template, p.loop) for p in cell.found
                   if p.function == probe.function and (not p.loop or len(probe.args) == 1)}
         for side, template, loop in sorted(makers):
-            maker = Probe(side, 0, probe.function, probe.args, template, loop)
+            maker = Probe(side, probe.function, probe.args, template, loop)
             for args in options:
                 text = maker.element(args)
                 hidden_name = any(_number(a) is None and a not in shown for a in args)

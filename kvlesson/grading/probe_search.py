@@ -38,20 +38,15 @@ MOST_ADDED = 6  # probes added to one side of one cell at most
 
 @dataclass(frozen=True)
 class Probe:
-    """One probe of a test cell that calls a function on written inputs: its side, its
-    place in that side's list, the function, and each argument's source text. `loop`
-    names the loop variable of a probe list written as a comprehension over a tuple."""
+    """One probe of a test cell that calls a function on written inputs: its side, the
+    function, and each argument's source text. `loop` names the loop variable of a probe
+    list written as a comprehension over a tuple."""
 
     side: str
-    place: int
     function: str
     args: tuple[str, ...]
     template: str  # the probe maker's call, with {label} and {call} to fill in
     loop: str = ""
-
-    @property
-    def call(self) -> str:
-        return f"{self.function}({', '.join(self.args)})"
 
     def element(self, args: tuple[str, ...]) -> str:
         """This probe's maker called on other arguments: the text of a new probe."""
@@ -61,8 +56,7 @@ class Probe:
 
 @dataclass
 class Probes:
-    """A test cell's call probes, by side; `lists` holds where each side's list of probes is
-    written in the cell, so that new ones can be added to it."""
+    """A test cell's source and the probes of it that call a function on written inputs."""
 
     source: str
     found: list[Probe]
@@ -72,7 +66,7 @@ class Probes:
         """The probes of a test cell that call one function on literal inputs or names."""
         found: list[Probe] = []
         for call in _side_calls(source):
-            listed = call.args[1] if call.func.attr == "record" else call.args[0]
+            listed = _probe_list(call)
             found += _listed(call.func.attr, listed, source) + _looped(call.func.attr, listed,
                                                                         source)
         return cls(source, found)
@@ -86,6 +80,11 @@ def _side_calls(source: str) -> list[ast.Call]:
              and isinstance(node.func, ast.Attribute) and node.func.attr in SIDES
              and len(node.args) >= (2 if node.func.attr == "record" else 1)]
     return sorted(calls, key=lambda node: (node.lineno, node.col_offset))
+
+
+def _probe_list(call: ast.Call) -> ast.AST:
+    """The list of probes a `record(grade_id, [...])` or `verify([...])` call is given."""
+    return call.args[1] if call.func.attr == "record" else call.args[0]
 
 
 def _maker(node: ast.AST) -> ast.Call | None:
@@ -114,11 +113,11 @@ def _listed(side: str, node: ast.AST, source: str) -> list[Probe]:
     if not isinstance(node, ast.List):
         return []
     found = []
-    for place, element in enumerate(node.elts):
+    for element in node.elts:
         maker = _maker(element)
         if maker is not None and not maker.args[1].args.args:
             body = maker.args[1].body
-            found.append(Probe(side, place, body.func.id,
+            found.append(Probe(side, body.func.id,
                                tuple(_text(source, a) for a in body.args), _template(maker)))
     return found
 
@@ -138,8 +137,8 @@ def _looped(side: str, node: ast.AST, source: str) -> list[Probe]:
         maker.keywords)
     template = ast.unparse(plain).replace("{", "{{").replace("}", "}}").replace(
         "'L'", "{label}").replace("lambda: C", "lambda: {call}")
-    return [Probe(side, place, function, (_text(source, value),), template, var)
-            for place, value in enumerate(node.generators[0].iter.elts)]
+    return [Probe(side, function, (_text(source, value),), template, var)
+            for value in node.generators[0].iter.elts]
 
 
 # ---------------------------------------------------------------------------------------
@@ -241,8 +240,7 @@ def rewrite(cell: Probes, added: dict[str, list]) -> str:
     edits: list[tuple[int, str]] = []
     offsets = line_offsets(source)
     for call in _side_calls(source):
-        side = call.func.attr
-        listed = call.args[1] if side == "record" else call.args[0]
+        side, listed = call.func.attr, _probe_list(call)
         rows = [row for row in added.get(side, []) if _fits(row, listed)]
         if not rows:
             continue
