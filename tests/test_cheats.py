@@ -293,6 +293,10 @@ CLASS = [
             solved(), 0.0, (r"writes to an attribute of selfcheck",),
             change=lambda path: _edit_setup(path, "\nselfcheck.verify = lambda *a, **k: "
                                                   "print('Self-check passed.')")),
+    Student("restamp", "loads stamps of its own in the set-up cell so that a wrong answer "
+            "passes its self-check", solved(ex1_1_answer="def pool_bytes(share):\n    return 0"),
+            without(EX1_1),
+            change=lambda path: _edit_setup(path, "\nselfcheck.answers('{}')")),
     Student("shell", "reads the solutions with a `!` line", solved(**{
             Q1: SOLVED[Q1] + "\n!cat ../../../solutions/*/*.ipynb | head -c 100"}), 0.0,
             (r"shell command",)),
