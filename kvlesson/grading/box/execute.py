@@ -116,6 +116,7 @@ class BoxedExecute(Execute):
         self._run_dir = Path(tempfile.mkdtemp(prefix="kvlesson-box-"))
         (self._run_dir / "connections").mkdir()
         self._kernels, self._flags, self._lost = 0, [], set()
+        self._counts: dict[str, int] = {}  # a cell's execution count: the cell, the latest
         try:
             start = 0
             while start is not None:
@@ -192,12 +193,26 @@ class BoxedExecute(Execute):
         if index is None or index >= len(self.nb.cells):
             return
         cell = self.nb.cells[index]
+        if cell.get("execution_count") is not None:
+            self._counts[str(cell.execution_count)] = index
         for line in complete:
             event, reason, detail = (line.rstrip("\n").split("\t", 2) + ["", ""])[:3]
             if event == FORBIDDEN_EVENT:  # reason: the function, detail: where it ran from
-                self._flags.append(BoxFlag(index, grade_id_of(cell), FORBIDDEN,
-                                           f"cell {index} ran {reason.rsplit('.', 1)[-1]} "
+                detail, _, count = detail.partition("\t")
+                if count == "-":  # a cell run again, out of history: flagged already
+                    continue
+                ran = ran_in(count, index, self._counts)
+                self._flags.append(BoxFlag(ran, grade_id_of(self.nb.cells[ran]), FORBIDDEN,
+                                           f"cell {ran} ran {reason.rsplit('.', 1)[-1]} "
                                            f"(from {detail})", reason))
                 continue
             self._flags.append(BoxFlag(index, grade_id_of(cell), TAMPER,
                                        f"cell {index} {reason} ({event} {detail})".strip()))
+
+
+def ran_in(count: str, index: int, counts: dict[str, int]) -> int:
+    """The cell a forbidden call reported with execution count `count` ran in: the latest
+    cell the kernel gave that count, when it is this one or one before it (a report can
+    reach the grader a cell late); else the cell that just ran, `index`."""
+    ran = counts.get(count)
+    return ran if ran is not None and ran <= index else index

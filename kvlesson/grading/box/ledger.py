@@ -36,7 +36,9 @@ def install(fd: int, spec: Path) -> None:
     """Watch for the forbidden functions of `spec` (JSON: "forbidden", names; "course", the
     hashes of the course's own code cells; "tests", those of its test cells) while code a
     student wrote runs, in every thread; report each, once per function and place, as a
-    "forbidden" line on `fd`."""
+    "forbidden" line on `fd` that ends with the execution count of the cell that ran it
+    (the launcher copies the pipe to the events file on its own time: a report may reach it
+    after the grader moved on to the next cell, and is still put on its own)."""
     wanted = json.loads(spec.read_text())
     codes = forbidden.resolve(wanted.get("forbidden", ()))
     if not codes:
@@ -70,7 +72,7 @@ def install(fd: int, spec: Path) -> None:
             if students(where):
                 if (name, where) not in reported:
                     reported.add((name, where))
-                    line = f"{FORBIDDEN}\t{name}\t{caller.f_code.co_name}\n"
+                    line = f"{FORBIDDEN}\t{name}\t{caller.f_code.co_name}\t{cell[0]}\n"
                     try:
                         write(fd, line.encode("utf-8", "replace"))
                     except OSError:
@@ -78,7 +80,10 @@ def install(fd: int, spec: Path) -> None:
                 return
             caller = caller.f_back
 
-    def on(info) -> None:  # before a cell: watch it, unless it is one of the course's own
+    cell = ["-"]  # the execution count of the cell running, "-" for one kept out of history
+
+    def on(info, count: int) -> None:  # before a cell: watch it, unless the course's own
+        cell[0] = str(count) if getattr(info, "store_history", True) else "-"
         code = cell_source_hash(info.raw_cell)
         if code not in course or code in watched:
             threading.settrace(ledger)
@@ -100,5 +105,6 @@ def load_ipython_extension(ip) -> None:
     it (the course's own cells compute the lesson's figures, and are not watched)."""
     if _LEDGER:
         on, off = _LEDGER
-        ip.events.register("pre_run_cell", on)
+        # the cell's execution count, as the kernel's reply will give it to the grader
+        ip.events.register("pre_run_cell", lambda info: on(info, ip.execution_count))
         ip.events.register("post_run_cell", off)
