@@ -33,13 +33,20 @@ def numbers_in(text: str) -> set[float]:
     return {value for value in values if value != int(value) or abs(value) > SMALL}
 
 
+def copied_as(value: float, kind: str, places: int) -> str | None:
+    """The normal form ("int:256", "num:0.450") a student who copied `value` would give for
+    an answer of `kind` ("int" or "num", to `places` decimals); None where it cannot be one
+    (a fraction for a whole number)."""
+    if kind == "int":
+        return f"int:{int(value)}" if value == int(value) else None
+    return f"num:{round(value, places) + 0.0:.{places}f}"
+
+
 def gives_away(normal: str, shown: set[float]) -> bool:
     """Whether an answer's normal form ("int:256", "num:0.450") is one of the `shown`
     numbers, in the form a student would copy it (whole, or to the answer's places)."""
     kind, _, text = normal.partition(":")
-    if kind == "int":
-        return any(value == int(value) and int(value) == int(text) for value in shown)
-    if kind == "num":
-        places = len(text.split(".")[1]) if "." in text else 0
-        return any(f"{round(value, places) + 0.0:.{places}f}" == text for value in shown)
-    return False
+    if kind not in ("int", "num"):
+        return False
+    places = len(text.split(".")[1]) if "." in text else 0
+    return any(copied_as(value, kind, places) == normal for value in shown)
