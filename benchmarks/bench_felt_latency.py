@@ -1,13 +1,13 @@
 """Benchmark: a slider move as a student feels it, in JupyterLab in Chromium.
 
-Run from the repository root (Debian's /usr/bin/chromium, as for tests/test_browser.py):
+Run from the repository root (Debian's /usr/bin/chromium, as for tests/system/test_browser.py):
 
     python benchmarks/bench_felt_latency.py            # 20 moves of each slider
     python benchmarks/bench_felt_latency.py --quick    # 5
     python benchmarks/bench_felt_latency.py --quick 03_cap_sweep   # one notebook's explorer
 
 In one process it serves the student release with every answer filled in, through
-tests/test_browser.py's JupyterLab and Chromium, opens each notebook that has an explorer,
+tests/system/test_browser.py's JupyterLab and Chromium, opens each notebook that has an explorer,
 runs it, and moves every slider of every explorer as a student does: the slider's handle
 focused, one arrow key, the new picture on the screen, a pause, the same arrow again, to the
 slider's end and back (one move first that is not counted, to warm up). So some moves reach a
@@ -57,7 +57,7 @@ from playwright.sync_api import Locator, Page
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the browser tests' JupyterLab and Chromium
 
-from test_browser import (VIEWPORT, chromium, notebook_file, open_notebook,  # noqa: E402
+from support.browser import (VIEWPORT, chromium, notebook_file, open_notebook,  # noqa: E402
                           problems_on_page, run_all, served_lab)
 
 LIVE_MS = 100  # a move feels instant below this

@@ -8,7 +8,7 @@ Run from the repository root:
 1. The lesson's 600 chats at every cap of the sweep (1, 2, ..., 512; 90%,
    ceiling 8,000), and the whole 10-cap sweep a slider re-runs; then the
    sweep against the plain step loop, MODEL.md's four steps and nothing else
-   (tests/lesson_model.py): the fast engine must stay at least 25 times as
+   (tests/support/lesson_model.py): the fast engine must stay at least 25 times as
    fast as that, whatever notebook 6's extensions added to the reference.
 2. 100,000 chats drawn the lesson's way at cap 256 and 90%, and the fast
    engine on 12,500 .. 100,000 of them, to show how its cost grows.
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))  # the plain step loop, lesson_model.py
 
 import kvlesson as kv  # noqa: E402
 from kvlesson.serving.fast_engine import serve_fast  # noqa: E402
-from lesson_model import lesson_serve  # noqa: E402
+from support.lesson_model import lesson_serve  # noqa: E402
 
 TARGET = 25  # the fast sweep against the plain step loop: at least this many times as fast
 
@@ -99,7 +99,7 @@ def against_plain_loop(chats: list[kv.Chat], repeats: int) -> None:
 
     turns = [(median_seconds(plain, 1), median_seconds(fast, 5)) for _ in range(repeats)]
     ratio = statistics.median(slow / quick for slow, quick in turns)
-    print(f"\nThe sweep against the plain step loop (MODEL.md's four steps, tests/lesson_model.py),"
+    print(f"\nThe sweep against the plain step loop (MODEL.md's four steps, tests/support/lesson_model.py),"
           f" {repeats} turns:\n  plain loop {statistics.median(t[0] for t in turns) * 1e3:.1f} ms,"
           f" fast engine {statistics.median(t[1] for t in turns) * 1e3:.2f} ms: {ratio:.1f} times"
           f" as fast (target: at least {TARGET})")

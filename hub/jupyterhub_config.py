@@ -16,7 +16,7 @@ instructor tools (formgrader, Create Assignment) and grade the clone of the cour
 ~/kvlesson; the members of `kvlesson-students` get the student interface (Validate and the
 Assignment List). Both log in with their Unix password (PAM) and their servers are started
 as their own accounts by the local process spawner, so Unix permissions keep each
-account's files apart. docs/jupyterhub.md says how to set it up; tests/test_hub.py runs it.
+account's files apart. docs/jupyterhub.md says how to set it up; tests/system/test_hub.py runs it.
 """
 
 import grp

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 # The browser test drives Debian's chromium (never Playwright's own download); autograde
 # runs each submission in Debian's bubblewrap (the grading box, kvlesson/grading/box); as root,
-# tests/test_hub.py runs a real JupyterHub, whose set-up (hub/setup.sh) needs Debian's
+# tests/system/test_hub.py runs a real JupyterHub, whose set-up (hub/setup.sh) needs Debian's
 # python3 with venv, and node with npm for its proxy. All in one apt run.
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)

@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "kvlesson"
+from support.paths import ROOT
+
+PACKAGE = ROOT / "kvlesson"
 # Each wing and what it may import besides itself: lower layers only.
 LAYERS = ["kvlesson.arguments", "kvlesson.memory", "kvlesson.serving", "kvlesson.lesson",
           "kvlesson.grading"]

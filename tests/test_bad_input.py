@@ -12,18 +12,18 @@ import json
 import subprocess
 import sys
 from functools import partial
-from pathlib import Path
 
+import kvlesson as kv
 import numpy as np
 import pandas as pd
 import pytest
-
-import kvlesson as kv
 from kvlesson.grading import probes
 from kvlesson.lesson.numbers import lesson_numbers
 from kvlesson.memory.specs import LLAMA_31_8B_CONFIG
 
-REPO = Path(__file__).resolve().parents[1]
+from support.paths import ROOT
+
+REPO = ROOT
 CHATS = [(30, 10)]  # one small chat: the argument under test fails before any serving
 NAN, INF = float("nan"), float("inf")
 reference_sweep = partial(kv.cap_sweep, engine="reference")  # the fast engine is tested apart

@@ -4,7 +4,7 @@ A self-check's answer must not be printed above its exercise. These functions re
 reader sees of a cell (its source and everything it printed or displayed) and pick out the
 numbers that could only be copied, not met by chance; the build's probe search
 (`kvlesson.grading.probe_search`) adds no visible probe whose answer is one of them, and
-tests/test_answers_not_shown.py holds every notebook to it.
+tests/grading/build/test_shown_numbers.py holds every notebook to it.
 """
 
 from __future__ import annotations

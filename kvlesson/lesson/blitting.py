@@ -15,7 +15,7 @@ the kernel to the browser next door, so a few more bytes cost less than the
 time to squeeze them. On the explorers' figures this takes a third to a half
 of the time Pillow takes at the same zlib level (benchmarks/bench_explorers.py
 times a whole move). The pixels are exactly the canvas's
-(tests/test_blitting.py decodes them).
+(tests/lesson/test_blitting.py decodes them).
 """
 
 from __future__ import annotations

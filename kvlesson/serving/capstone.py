@@ -149,7 +149,7 @@ def run(name: str, choice: Choice, seed: int) -> tuple[Latency | None, str]:
 
 def best(name: str, seed: int = SHOWN_SEED) -> tuple[Choice, float]:
     """The grid's choice with the most tokens/s among those that meet the target: stored for
-    the days the course uses (tests/test_sizing.py checks them against `search`), searched
+    the days the course uses (tests/serving/test_capstone.py checks them against `search`), searched
     for any other day."""
     return BEST.get((name, seed)) or search(name, seed)
 

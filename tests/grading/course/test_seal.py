@@ -1,0 +1,149 @@
+"""A submission is copied as plain files only, and what the instructor's browser shows of it
+runs nothing (kvlesson.grading.seal, safe_exchange, sanitize).
+
+Sealing is what every grading step starts from; these tests plant each kind of thing a
+submission could hold besides plain files (links to the course's secrets, a hard link, a
+FIFO that would hang a reader, a socket, a file too large, too many files, folders nested
+too deep) and check that none is followed or opened, each is named in a refusal, and the
+plain files around them are copied. The same copy serves nbgrader's collect (a link planted
+in the exchange) and the release of feedback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from kvlesson.grading import safe_exchange, seal
+from kvlesson.grading.sanitize import sanitized
+
+from support.paths import ROOT
+
+
+def plant(folder: Path, secret: Path) -> None:
+    """A submission folder with a plain notebook and one of every other thing."""
+    (folder / "sub").mkdir(parents=True)
+    (folder / "floor_plan.ipynb").write_text('{"cells": []}')
+    (folder / "sub" / "notes.txt").write_text("mine")
+    (folder / "to_secret").symlink_to(secret)
+    (folder / "to_folder").symlink_to(secret.parent, target_is_directory=True)
+    os.link(secret, folder / "hard_link")
+    os.mkfifo(folder / "pipe")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(folder / "sock"))
+    server.close()
+    (folder / "big.bin").write_bytes(b"x" * 2_000)
+
+
+def test_only_plain_files_are_copied_and_every_other_thing_is_named(tmp_path):
+    secret = tmp_path / "course" / "keys" / "key.json"
+    secret.parent.mkdir(parents=True)
+    secret.write_text("the answers")
+    plant(tmp_path / "submitted", secret)
+    refused = seal.seal(tmp_path / "submitted", tmp_path / "sealed",
+                        seal.Limits(file_bytes=1_000))
+    reasons = {r.path: r.reason for r in refused}
+    assert sorted(reasons) == ["big.bin", "hard_link", "pipe", "sock", "to_folder", "to_secret"]
+    assert "symbolic link" in reasons["to_secret"] and "symbolic link" in reasons["to_folder"]
+    assert "hard link" in reasons["hard_link"] and "FIFO" in reasons["pipe"]
+    assert "socket" in reasons["sock"] and "2,000 bytes" in reasons["big.bin"]
+    copied = sorted(p.relative_to(tmp_path / "sealed").as_posix()
+                    for p in (tmp_path / "sealed").rglob("*"))
+    assert copied == ["floor_plan.ipynb", "sub", "sub/notes.txt"]
+    assert not any(p.is_symlink() for p in (tmp_path / "sealed").rglob("*"))
+    assert "the answers" not in "".join(p.read_text() for p in (tmp_path / "sealed").rglob("*")
+                                        if p.is_file())
+
+
+def test_counts_sizes_and_depth_have_limits(tmp_path):
+    source = tmp_path / "submitted"
+    deep = source.joinpath(*[f"d{n}" for n in range(5)])
+    deep.mkdir(parents=True)
+    (deep / "deep.txt").write_text("x")
+    for n in range(6):
+        (source / f"f{n}.txt").write_text("y" * 100)
+    refused = seal.seal(source, tmp_path / "sealed", seal.Limits(files=4, depth=3))
+    assert [str(r) for r in refused] == [
+        "d0/d1/d2/d3: folders nested deeper than 3", "f4.txt: more than 4 files",
+        "f5.txt: more than 4 files"]
+    assert len(list((tmp_path / "sealed").glob("*.txt"))) == 4
+    refused = seal.seal(source, tmp_path / "sealed-bytes", seal.Limits(total_bytes=250))
+    assert [r.path for r in refused if "250 bytes in all" in r.reason] == ["f2.txt", "f3.txt",
+                                                                           "f4.txt", "f5.txt"]
+
+
+def test_a_link_as_the_submission_itself_and_an_existing_copy_are_refused(tmp_path):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real", target_is_directory=True)
+    with pytest.raises(ValueError, match="a symbolic link, not a submission folder"):
+        seal.seal(tmp_path / "link", tmp_path / "sealed")
+    (tmp_path / "sealed").mkdir()
+    with pytest.raises(ValueError, match="already exists"):
+        seal.seal(tmp_path / "real", tmp_path / "sealed")
+
+
+def test_collect_seals_a_submission_planted_in_the_exchange(tmp_path):
+    """nbgrader's own collect, with the course's config: a submission folder in the
+    exchange's inbound/ holding a link to the instructor's notebook is collected without
+    it, and the refusal is kept beside the submission for the grading command."""
+    course = tmp_path / "course"
+    course.mkdir()
+    (course / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
+    exchange = tmp_path / "exchange"
+    inbound = exchange / "kvlesson" / "inbound" / "alice+01_floor_plan+2026-12-01 10:00:00.000000 UTC+abc"
+    inbound.mkdir(parents=True)
+    instructor = tmp_path / "instructor.ipynb"
+    instructor.write_text('{"secret": "the solutions"}')
+    (inbound / "floor_plan.ipynb").symlink_to(instructor)
+    (inbound / "timestamp.txt").write_text("2026-12-01 10:00:00.000000 UTC")
+    env = {**os.environ, "HOME": str(tmp_path), "JUPYTER_CONFIG_DIR": str(tmp_path / ".jupyter")}
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "collect", "01_floor_plan",
+                           f"--Exchange.root={exchange}", "--CollectApp.check_owner=False"],
+                          cwd=course, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    folder = course / "submitted" / "alice" / "01_floor_plan"
+    assert not (folder / "floor_plan.ipynb").exists(), "the link was followed"
+    assert (folder / "timestamp.txt").is_file()
+    assert any("floor_plan.ipynb: a symbolic link" in r for r in safe_exchange.read_refusals(folder))
+
+
+def test_feedback_with_a_link_in_it_is_not_released(tmp_path):
+    course = tmp_path / "course"
+    feedback = course / "feedback" / "alice" / "01_floor_plan"
+    feedback.mkdir(parents=True)
+    (course / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
+    secret = tmp_path / "key.json"
+    secret.write_text("the answers")
+    (feedback / "floor_plan.html").symlink_to(secret)
+    (feedback / "timestamp.txt").write_text("2026-12-01 10:00:00.000000 UTC")
+    exchange = tmp_path / "exchange"
+    exchange.mkdir(mode=0o1777)
+    env = {**os.environ, "HOME": str(tmp_path), "JUPYTER_CONFIG_DIR": str(tmp_path / ".jupyter")}
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "release_feedback", "01_floor_plan",
+                           f"--Exchange.root={exchange}"], cwd=course, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "is a symbolic link" in done.stdout + done.stderr, done
+    assert "the answers" not in "".join(p.read_text() for p in exchange.rglob("*.html"))
+
+
+def test_a_graded_notebook_keeps_only_inert_html():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("2<sup>30</sup> <script>alert(1)</script>"
+                                      "<img src=x onerror=alert(2)> **bold**"),
+        nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output("display_data", data={
+            "text/html": "<table class='dataframe'><tr><td onclick='alert(3)'>1</td></tr></table>"
+                         "<a href='javascript:alert(4)'>l</a><iframe src=x></iframe>",
+            "application/javascript": "alert(5)", "image/svg+xml": "<svg onload='alert(6)'/>",
+            "text/plain": "kept"})])]
+    clean = json.dumps(sanitized(nb))
+    for live in ("<script", "onerror", "onclick", "javascript:", "<iframe", "application/javascript",
+                 "svg"):
+        assert live not in clean, live
+    assert "<sup>30</sup>" in clean and "<table" in clean and "kept" in clean

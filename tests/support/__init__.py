@@ -1,0 +1,1 @@
+"""Builders and fixtures shared by the tests (pyproject.toml puts tests/ on the import path)."""

@@ -1,0 +1,181 @@
+"""A real browser: JupyterLab in headless Chromium, every notebook run, every explorer moved.
+
+The course's explorers only exist in a live page: a slider in the browser
+sends its value to the kernel, which redraws a caption and a PNG and sends
+them back. This module starts JupyterLab (temporary config, runtime, settings
+and workspace folders; no token; the news pop-up off) on a copy of the
+student notebooks with every answer filled in from solutions/, opens each
+notebook in Debian's Chromium through Playwright, runs all its cells, and then
+moves the explorer's main slider with the keyboard, as a student would:
+
+* the caption must become exactly what kvlesson says for the new slider value,
+  and the explorer's image must change;
+* no cell may show an error or a traceback, and no widget may fail to display.
+
+A screenshot of each explorer after the move goes to artifacts/ at the
+repository root (gitignored). Needs /usr/bin/chromium (`apt-get install -y
+chromium`); without it the tests fail, they do not skip. Every server and
+browser started here is stopped by its process id, also when a test fails.
+Takes about a minute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import kvlesson as kv
+import pytest
+from kvlesson.lesson import explorers, sentences
+from kvlesson.lesson.real_server_explorer import real_view
+from kvlesson.lesson.traffic_explorer import DAY, RATES, traffic_view
+from playwright.sync_api import Locator
+
+from support.browser import (
+    ARTIFACTS,
+    open_notebook,
+    parameters,
+    problems_on_page,
+    require_chromium,
+    run_all,
+    served_lab,
+)
+
+UPDATE_TIMEOUT = 20_000  # ms for the kernel to redraw an explorer after a move
+PRESSES = 3  # arrow-key presses on a slider handle
+
+
+@dataclass(frozen=True)
+class Explorer:
+    """An assignment's explorer: its slider (by description), the key that moves it, and the
+    caption kvlesson gives after PRESSES presses, from the notebook's parameters."""
+
+    assignment: str
+    slider: str
+    key: str
+
+    def caption_after_move(self, parameters: dict) -> str:
+        """The caption text (Markdown bold removed, as the browser shows it) after the move."""
+        gpu, model = kv.gpu(parameters["GPU"]), kv.model(parameters["MODEL"])
+        share, longest, cap = parameters["SHARE"], parameters["LONGEST"], parameters["CAP"]
+        if self.assignment == "01_floor_plan":
+            caption = sentences.floor_view(share - PRESSES, gpu, model).caption
+        elif self.assignment == "02_ceiling":
+            choices = sorted(set(explorers.CEILING_CHOICES) | {longest})
+            longer = choices[choices.index(longest) + PRESSES]
+            caption = sentences.ceiling_view(share, longer, gpu, model).caption
+        elif self.assignment == "03_cap_sweep":
+            caption = sentences.sweep_view(kv.lesson_chats(), share - PRESSES, longest, gpu,
+                                       model).caption(cap)
+        elif self.assignment == "05_real_server":
+            caption = real_view(gpu, model, 1, "bf16", "auto", share - PRESSES, longest).caption
+        elif self.assignment == "06_traffic":  # arrivals 1 -> 5 chats/s, as the notebook calls it
+            faster = RATES[RATES.index(1.0) + PRESSES]
+            caption = traffic_view(kv.lesson_chats(n=DAY), faster, 512, min(cap, 128),
+                                   share=share, longest=longest, gpu=gpu, model=model).caption
+        else:
+            hand = [kv.Chat(prompt=30, reply=10), kv.Chat(prompt=30, reply=10)]
+            steps = kv.trace(hand, cap=10, blocks=4, gpu=gpu, model=model)
+            caption = sentences.pause_view(steps, PRESSES).caption  # step 1 + PRESSES, 0-based
+        return str(caption).replace("**", "")
+
+
+EXPLORERS = [
+    Explorer("01_floor_plan", "share (%)", "ArrowLeft"),
+    Explorer("02_ceiling", "longest", "ArrowRight"),
+    Explorer("03_cap_sweep", "share (%)", "ArrowLeft"),
+    Explorer("04_preemption", "step", "ArrowRight"),
+    Explorer("05_real_server", "share (%)", "ArrowLeft"),
+    Explorer("06_traffic", "arrivals", "ArrowRight"),
+]
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory) -> Iterator[str]:
+    """JupyterLab serving the answered notebooks with explorers, and notebook 0."""
+    assignments = [*(e.assignment for e in EXPLORERS), "00_start_here"]
+    with served_lab(tmp_path_factory.mktemp("lab"), assignments) as url:
+        yield url
+
+
+def explorer_box(panel: Locator, slider: str) -> Locator:
+    """The explorer's widget box: the output VBox holding a slider described `slider`."""
+    label = panel.page.locator(".widget-slider .widget-label", has_text=slider)
+    boxes = panel.locator(".jp-OutputArea-output .widget-vbox").filter(has=label)
+    assert boxes.count() == 1, f"expected one explorer with a {slider!r} slider, found {boxes.count()}"
+    return boxes.first
+
+
+def slider_handle(box: Locator, slider: str) -> Locator:
+    """The noUiSlider handle of the slider described `slider`."""
+    row = box.locator(".widget-slider").filter(
+        has=box.page.locator(".widget-label", has_text=slider))
+    return row.locator(".noUi-handle").first
+
+
+def caption_and_image(box: Locator) -> tuple[str, str]:
+    """The caption's text and the image's src (a new blob URL at every redraw)."""
+    caption = box.locator(".widget-html").last.inner_text().strip()
+    src = box.locator("img").last.get_attribute("src") or ""
+    return caption, src
+
+
+def move(box: Locator, explorer: Explorer) -> None:
+    """Press the explorer's key PRESSES times on its slider's handle, as a student would."""
+    handle = slider_handle(box, explorer.slider)
+    handle.focus()
+    for _ in range(PRESSES):
+        handle.press(explorer.key)
+
+
+# --- the tests -------------------------------------------------------------------------
+
+def test_chromium_is_installed():
+    """The browser tests need Debian's Chromium; say how to get it."""
+    require_chromium()
+
+
+def test_start_here_runs(lab, page):
+    """Notebook 0 runs top to bottom in the browser without an error."""
+    panel = open_notebook(page, lab, "00_start_here")
+    run_all(page, panel)
+    problems = problems_on_page(panel)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "00_start_here.png"))
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("explorer", EXPLORERS, ids=lambda e: e.assignment)
+def test_explorer_follows_its_slider(lab, page, explorer):
+    """Run the notebook, move the slider with the keyboard: the caption becomes what
+    kvlesson says for the new value and the figure is redrawn; no error anywhere."""
+    panel = open_notebook(page, lab, explorer.assignment)
+    run_all(page, panel)
+    problems = problems_on_page(panel)
+    assert not problems, "\n".join(problems)
+
+    box = explorer_box(panel, explorer.slider)
+    box.scroll_into_view_if_needed()
+    caption, src = caption_and_image(box)
+    assert caption and src, "the explorer shows no caption or no image before the move"
+    expected = explorer.caption_after_move(parameters(explorer.assignment))
+    assert caption != expected, "the caption already reads as after the move: nothing to test"
+
+    move(box, explorer)
+    caption_locator = box.locator(".widget-html").last
+    try:
+        caption_locator.filter(has_text=expected).wait_for(timeout=UPDATE_TIMEOUT)
+    except Exception:
+        pytest.fail(f"after {PRESSES} x {explorer.key} on {explorer.slider!r} the caption reads\n"
+                    f"{caption_locator.inner_text()}\ninstead of\n{expected}")
+    page.wait_for_function("([img, old]) => img.getAttribute('src') !== old",
+                           arg=[box.locator("img").last.element_handle(), src],
+                           timeout=UPDATE_TIMEOUT)
+    new_caption, new_src = caption_and_image(box)
+    assert new_caption == expected
+    assert new_src != src
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    box.screenshot(path=str(ARTIFACTS / f"{explorer.assignment}-explorer.png"))
+    problems = problems_on_page(panel)
+    assert not problems, "after the move:\n" + "\n".join(problems)

@@ -1,0 +1,593 @@
+"""Cheats against the one grading command, class by class (issues 12 and 17).
+
+One class of 01_floor_plan (6 autograded points) is submitted and graded by
+`python -m kvlesson.grade 01_floor_plan --course ROOT --jobs 2`, the command
+docs/instructors.md gives, in a temporary course with a short cell timeout. Three honest
+students (everything right, part right, untouched) sit among the cheats, and each of them
+must keep exactly their mark, with no flag. Each class of attack of issue 17 has at least
+two variants (invented here, beyond the issue's examples), each with the mark it must get
+and the flags the instructor must see:
+
+ 1. files beside the notebook that would run as the grader;
+ 2. links and special files in a submission, and links left in the working copy;
+ 3. code the reading of cells must see: added cells, the set-up cell, magics, shell lines;
+ 4. no hash in the kernel to forge a record from, and forged record lines;
+ 5. forbidden functions reached indirectly: through the package, another cell, a name
+    built at run time, a moved cell;
+ 6. a notebook nbgrader cannot grade, which costs that student only;
+ 7. record lines that would break the marker;
+ 8. live HTML and JavaScript in what the formgrader and the feedback show;
+ 9. resources: disk, memory, processes, time.
+
+The issue-12 cheats stay too (rebinding checks, builtins, transformers, a detached process,
+a killed or stuck kernel, a forbidden call).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import nbformat
+import pytest
+from kvlesson.grading import course_build, marking
+from nbgrader.api import Gradebook
+
+from support.course import (
+    ROOT,
+    account_env,
+    cell_by_id,
+    edit_notebook,
+    instructor_solutions,
+    nbgrader_meta,
+    read_nb,
+    run_nbgrader,
+    set_cell_timeout,
+)
+
+ASSIGNMENT, NOTEBOOK = "01_floor_plan", "floor_plan"
+COURSE_ID = "kvlesson"  # c.CourseDirectory.course_id in nbgrader_config.py
+CELL_TIMEOUT = 5  # seconds; the course's config says 30, no cell here needs more than 1
+MARKER = "kvlesson-cheat-7f3a"  # in command lines and file names the cheats leave
+PWNED = Path("/tmp") / f"{MARKER}-pwned"  # what a file run as the grader would write
+# A TCP server of the grader's machine that no graded notebook may reach.
+LISTENER = socket.create_server(("127.0.0.1", 0))
+PORT = LISTENER.getsockname()[1]
+KEY = marking.read_key(marking.key_path(ROOT, ASSIGNMENT))
+POINTS = {grade_id: float(ex["points"]) for grade_id, ex in KEY["exercises"].items()}
+SOLVED = instructor_solutions(ASSIGNMENT, NOTEBOOK)
+RELEASE = read_nb(ROOT / "notebooks" / ASSIGNMENT / f"{NOTEBOOK}.ipynb")
+ANSWERS = [nbgrader_meta(c)["grade_id"] for c in RELEASE.cells if nbgrader_meta(c).get("solution")]
+FIRST, LAST = ANSWERS[0], ANSWERS[-1]
+Q1, EX1_1 = "q1_answer", "ex1_1_answer"
+
+
+def graded_tests_of(answer: str) -> list[str]:
+    """The autograded test cells between answer cell `answer` and the next answer cell."""
+    ids = [nbgrader_meta(c).get("grade_id") for c in RELEASE.cells]
+    start = ids.index(answer) + 1
+    later = [ids.index(a) for a in ANSWERS if ids.index(a) > ids.index(answer)]
+    return [i for i in ids[start:min(later, default=len(ids))] if i in POINTS]
+
+
+def without(*answers: str) -> float:
+    """Full marks less the points of the tests of `answers`."""
+    lost = {t for a in answers for t in graded_tests_of(a)}
+    return sum(p for t, p in POINTS.items() if t not in lost)
+
+
+FULL = without()
+
+
+def pwn(name: str) -> str:
+    """Python that, wherever it runs, leaves a trace outside the box's walls: a file in the
+    machine's /tmp (the box's /tmp is its own) and one in the course root (hidden in it)."""
+    return (f"import os\nfor _d in ('/tmp', os.environ.get('KVLESSON_COURSE', '/nonexistent')):\n"
+            f"    try:\n        open(os.path.join(_d, '{MARKER}-pwned-{name}'), 'w').write('x')\n"
+            f"    except OSError:\n        pass\n")
+
+
+ALWAYS_EQUAL = '''
+import hashlib
+from kvlesson.grading import probes, selfcheck
+class Same(str):
+    def __eq__(self, other): return True
+    def __ne__(self, other): return False
+    __hash__ = str.__hash__
+probes.normal = lambda *a, **k: Same("x")
+selfcheck.verify = selfcheck.record = lambda *a, **k: print("Self-check passed.")
+hashlib.sha1 = lambda *a, **k: type("H", (), {"hexdigest": lambda self: Same("x")})()
+'''
+ABS_ZERO = '''
+import builtins, hashlib
+builtins.abs = lambda x: 0
+hashlib.sha1 = lambda *a, **k: type("H", (), {"hexdigest": lambda self: "0" * 40})()
+'''
+TRANSFORMER = '''
+get_ipython().input_transformers_post.append(lambda lines: ["print('Self-check passed.')\\n"])
+'''
+EXIT = "\nimport os\nos._exit(0)\n"
+STUCK = '''
+import time
+while True:
+    try:
+        time.sleep(0.1)
+    except KeyboardInterrupt:
+        pass
+'''
+PACKAGE = "\npool_gb = kv.memory_parts(SHARE, gpu, model).pool_bytes / 1e9\n"
+# The walls, from inside: write the gradebook, read solutions/ and the key, connect to the
+# grader's machine over TCP, then start a detached process (subprocess first, which the
+# watch refuses, then _posixsubprocess, which it does not see) that tries TCP once and
+# keeps trying the gradebook after grading; the cell waits a moment and prints what the
+# detached process wrote in its working copy.
+DETACHED = f'''
+import os, sys, time, socket, subprocess, _posixsubprocess
+for what, path in (("gradebook", "../../../gradebook.db"), ("key", "../../../keys/{ASSIGNMENT}.json")):
+    try:
+        open(path, "a").write("all marks: 100")
+        print("WROTE", what)
+    except OSError as error:
+        print(what + ":", type(error).__name__)
+try:
+    print("SOLUTIONS:", os.listdir("../../../solutions"))
+except OSError as error:
+    print("solutions:", type(error).__name__)
+try:
+    socket.create_connection(("127.0.0.1", {PORT}), timeout=2)
+    print("CONNECTED")
+except OSError as error:
+    print("tcp:", type(error).__name__)
+later = """
+import os, socket, time
+open("started.txt", "w").write(str(os.getpid()))
+try:
+    socket.create_connection(("127.0.0.1", {PORT}), timeout=2)
+    open("tcp.txt", "w").write("CONNECTED")
+except OSError as error:
+    open("tcp.txt", "w").write(type(error).__name__)
+for _ in range(120):
+    time.sleep(0.25)
+    try:
+        open("../../../gradebook.db", "w").write("all marks: 100")
+    except OSError:
+        pass
+"""
+command = [sys.executable, "-c", later, "{MARKER}"]
+try:
+    subprocess.Popen(command, start_new_session=True)
+except PermissionError as error:
+    print("subprocess:", error)
+r, w = os.pipe()
+_posixsubprocess.fork_exec(command, [os.fsencode(sys.executable)], True, (), None, None,
+                           -1, -1, -1, -1, -1, -1, r, w, True, True, -1, None, None, None,
+                           -1, None, False)
+time.sleep(2.5)
+for name in ("started.txt", "tcp.txt"):
+    print(name, open(name).read() if os.path.exists(name) else "missing")
+'''
+FORGED = "KVLESSON-MARK " + json.dumps({
+    "id": "ex1_1_tests", "values": [p["expected"] for p in KEY["exercises"]["ex1_1_tests"]["probes"]],
+    "calls": [], "setting": KEY["setting"]})
+
+
+@dataclass(frozen=True)
+class Student:
+    """One submission: the answer cells as written, cells added (after the answer cell
+    named, or at the top), files beside the notebook, a last change to the notebook file;
+    the mark it must get, and patterns every one of which must appear among its flags."""
+    id: str
+    does: str
+    answers: dict[str, str]
+    score: float
+    flags: tuple[str, ...] = ()
+    cells: tuple[tuple[str, str], ...] = ()  # (grade id of the answer cell it follows, code)
+    files: dict[str, object] = field(default_factory=dict)  # name: bytes, ("link", target), "fifo"
+    change: Callable[[Path], None] | None = None
+
+
+def solved(**changes: str) -> dict[str, str]:
+    return {**SOLVED, **changes}
+
+
+def copy_answer_cell(path: Path) -> None:
+    nb = read_nb(path)
+    cell = cell_by_id(nb, EX1_1)
+    index = nb.cells.index(cell)
+    copy = nbformat.from_dict(json.loads(json.dumps(cell)))
+    copy["id"] = "copied-by-accident"
+    nb.cells.insert(index + 1, copy)
+    nbformat.write(nb, path)
+
+
+def bump_schema(path: Path) -> None:
+    nb = read_nb(path)
+    cell_by_id(nb, EX1_1).metadata.nbgrader["schema_version"] = 4
+    nbformat.write(nb, path)
+
+
+def strip_metadata(path: Path) -> None:
+    nb = read_nb(path)
+    for cell in nb.cells:
+        cell.metadata = {}
+    nbformat.write(nb, path)
+
+
+def not_json(path: Path) -> None:
+    path.write_text('{"cells": [ this is not a notebook')
+
+
+def move_parts_above_q1(path: Path) -> None:
+    """The course's cell that works out `parts` with memory_parts, moved above Question 1."""
+    nb = read_nb(path)
+    parts = next(c for c in nb.cells if c.source.startswith("parts = kv.memory_parts"))
+    nb.cells.remove(parts)
+    nb.cells.insert(nb.cells.index(cell_by_id(nb, Q1)), parts)
+    nbformat.write(nb, path)
+
+
+def markdown_script(path: Path) -> None:
+    nb = read_nb(path)
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell(
+        f"<script>document.title='{MARKER}'</script><img src=x onerror=\"alert('{MARKER}')\">"))
+    nbformat.write(nb, path)
+
+
+SOLUTIONS_NB = ("link", str(ROOT / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"))
+HTML = f"\nfrom IPython.display import HTML, Javascript, display\ndisplay(HTML(\"<b>hi</b><script>alert('{MARKER}')</script><img src=x onerror=\\\"alert('{MARKER}')\\\">\"))\n"
+JS = f"\nfrom IPython.display import Javascript, display\ndisplay(Javascript(\"alert('{MARKER}')\"))\n"
+
+CLASS = [
+    # honest students: their marks must stay exactly these, with no flag
+    Student("solver", "answers everything right", solved(), FULL),
+    Student("partial", "answers only the first exercise", {FIRST: SOLVED[FIRST]},
+            without(*ANSWERS[1:])),
+    Student("blank", "submits the release untouched", {}, 0.0),
+    # issue 12
+    Student("rebinder", "rebinds the self-check helpers and hashlib.sha1", {FIRST: ALWAYS_EQUAL},
+            0.0, (r"hashlib|selfcheck|probes", r"tampering")),
+    Student("abs", "sets builtins.abs = lambda x: 0 and fakes sha1", {FIRST: ABS_ZERO}, 0.0,
+            (r"builtins",)),
+    Student("transformer", "turns every later cell into print('Self-check passed.')",
+            solved(**{FIRST: SOLVED[FIRST] + "\n" + TRANSFORMER}), 0.0,
+            (r"get_ipython|input_transformers",)),
+    Student("detacher", "tries the gradebook, the key and solutions/, and leaves a detached "
+            "process behind", solved(**{FIRST: SOLVED[FIRST] + "\n" + DETACHED}), 0.0,
+            (r"starts a process", r"opens a network connection")),
+    Student("exiter", "calls os._exit(0) after right answers",
+            solved(**{LAST: SOLVED[LAST] + EXIT}), without(LAST), (r"killed its kernel",)),
+    Student("stuck", "loops catching KeyboardInterrupt", solved(**{LAST: SOLVED[LAST] + STUCK}),
+            without(LAST), (r"could not be interrupted",)),
+    Student("packager", "calls kv.memory_parts where Question 1 says not to",
+            solved(q1_answer=SOLVED[Q1] + PACKAGE), without(Q1),
+            (r"work it out without memory_parts",)),
+    # 1. files beside the notebook that would run as the grader
+    Student("shadow", "puts argparse.py and a kvlesson/ package beside the notebook",
+            solved(), FULL, (), files={"argparse.py": pwn("argparse").encode(),
+                                       "kvlesson/__init__.py": pwn("kvlesson").encode()}),
+    Student("startup", "puts sitecustomize.py and an nbgrader_config.py that turns the box "
+            "off beside the notebook", solved(), FULL, (),
+            files={"sitecustomize.py": pwn("sitecustomize").encode(),
+                   "nbgrader_config.py": (pwn("nbgrader_config") +
+                                          "c = get_config()\nc.BoxedExecute.boxed = False\n").encode()}),
+    # 2. links and special files
+    Student("linker", "submits a link to the instructor's notebook instead of a notebook",
+            {}, 0.0, (r"symbolic link", r"no notebook was submitted"),
+            files={f"{NOTEBOOK}.ipynb": SOLUTIONS_NB}),
+    Student("keylinker", "puts links to the key and to the gradebook beside the notebook",
+            solved(), FULL, (r"keys\.json: a symbolic link", r"grades\.db: a symbolic link"),
+            files={"keys.json": ("link", str(ROOT / "keys" / f"{ASSIGNMENT}.json")),
+                   "grades.db": ("link", "../../../gradebook.db")}),
+    Student("specials", "puts a FIFO and a 25 MB file beside the notebook", solved(), FULL,
+            (r"data\.fifo: a FIFO", r"big\.bin: 26,214,400 bytes"),
+            files={"data.fifo": "fifo", "big.bin": b"\0" * (25 * 2**20)}),
+    Student("leaver", "leaves a link to the key in its working copy for the feedback",
+            solved(**{FIRST: SOLVED[FIRST] + "\nimport os\nos.symlink('../../../keys/"
+                      f"{ASSIGNMENT}.json', 'leak.json')\n"}), FULL, (r"imports os",)),
+    # 3. code the reading must see
+    Student("addcell", "adds a cell of its own that rebinds selfcheck.record",
+            solved(), 0.0, (r"writes to an attribute of selfcheck", r"tampering"),
+            cells=(("", "selfcheck.record = lambda *a, **k: None"),)),
+    Student("setupcell", "changes the set-up cell to fake the self-check",
+            solved(), 0.0, (r"writes to an attribute of selfcheck",),
+            change=lambda path: _edit_setup(path, "\nselfcheck.verify = lambda *a, **k: "
+                                                  "print('Self-check passed.')")),
+    Student("restamp", "loads stamps of its own in the set-up cell so that a wrong answer "
+            "passes its self-check", solved(ex1_1_answer="def pool_bytes(share):\n    return 0"),
+            without(EX1_1),
+            change=lambda path: _edit_setup(path, "\nselfcheck.answers('{}')")),
+    Student("shell", "reads the solutions with a `!` line", solved(**{
+            Q1: SOLVED[Q1] + "\n!cat ../../../solutions/*/*.ipynb | head -c 100"}), 0.0,
+            (r"shell command",)),
+    Student("writefile", "writes and imports a module with %%writefile", solved(), 0.0,
+            (r"magic %writefile",),
+            cells=((EX1_1, "%%writefile helper.py\nanswer = 1"),)),
+    # 4. nothing in the kernel to forge from
+    Student("forger", "prints a forged record line of right values from its own cell",
+            {}, 0.0, (), cells=(("", f"print({FORGED!r})"),)),
+    Student("doubler", "prints a forged record line from inside the test, beside the real one",
+            {EX1_1: f"def pool_bytes(share):\n    print({FORGED!r})\n    return 0"}, 0.0,
+            (r"\d+ record lines",)),
+    # 5. forbidden functions, indirectly
+    Student("indirect", "works the pool out with kv.startup, which calls memory_parts",
+            solved(q1_answer="pool_gb = kv.startup(gpu, model, SHARE, LONGEST, "
+                             "kv.RESERVE_BYTES).parts.pool_bytes / 1e9\n"
+                             "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9"),
+            without(Q1), (r"uses memory_parts",)),
+    Student("elsewhere", "calls memory_parts in a cell of its own and uses the result",
+            solved(q1_answer="pool_gb = _parts.pool_bytes / 1e9\n"
+                             "unused_gb = _parts.unused_bytes / 1e9"),
+            without(Q1), (r"memory_parts",),
+            cells=(("", "_parts = kv.memory_parts(SHARE, gpu, model)"),)),
+    Student("builtname", "reaches memory_parts through a name built at run time",
+            solved(ex1_1_answer="import operator\n_mp = operator.attrgetter('memory' + '_parts')(kv)\n"
+                                "def pool_bytes(share):\n    return getattr(_mp(share, gpu, model), "
+                                "'pool' + '_bytes')"),
+            without(EX1_1), (r"memory_parts",)),
+    Student("moduler", "hides memory_parts in a module of its own beside the notebook",
+            solved(q1_answer="import helper\npool_gb = helper.pool(SHARE, gpu, model) / 1e9\n"
+                             "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9"),
+            without(Q1), (r"memory_parts",),
+            files={"helper.py": b"import kvlesson as kv\n\ndef pool(share, gpu, model):\n"
+                                b"    return kv.memory_parts(share, gpu, model).pool_bytes\n"}),
+    Student("mover", "moves the course's memory_parts cell above Question 1 and reads it",
+            solved(q1_answer="pool_gb = parts.pool_bytes / 1e9\n"
+                             "unused_gb = parts.unused_bytes / 1e9"),
+            without(Q1), (r"moved",), change=move_parts_above_q1),
+    # 6. a notebook nbgrader cannot grade costs that student only
+    Student("copier", "copies an answer cell by accident", solved(), 0.0,
+            (r"copied \(copy and paste\)",), change=copy_answer_cell),
+    Student("schema", "has a cell whose metadata says schema version 4", solved(), 0.0,
+            (r"grading information",), change=bump_schema),
+    Student("stripped", "has every cell's metadata stripped", solved(), 0.0,
+            (r"none of its graded cells",), change=strip_metadata),
+    Student("garbled", "submits a file that is not a notebook", solved(), 0.0,
+            (r"not a notebook",), change=not_json),
+    # 7. record lines that would break the marker
+    Student("huge", "prints a 2 MB record line during the test", {
+            EX1_1: "def pool_bytes(share):\n    print('KVLESSON-MARK ' + '{\"x\": \"' + 'A' * 2 * 10**6 "
+                   "+ '\"}')\n    return 0"}, 0.0, (r"record lines",)),
+    Student("nested", "prints a deeply nested record line during the test", {
+            EX1_1: "def pool_bytes(share):\n    print('KVLESSON-MARK ' + '[' * 40000 + ']' * "
+                   "40000)\n    return 0"}, 0.0, (r"record lines",)),
+    # 8. live HTML and JavaScript
+    Student("htmler", "displays HTML with a script and an onerror from an answer",
+            solved(**{FIRST: SOLVED[FIRST] + HTML + JS}), FULL, ()),
+    Student("markdowner", "adds a Markdown cell with a script", solved(), FULL, (),
+            change=markdown_script),
+    # 9. resources
+    Student("filler", "fills the disk from its working copy",
+            solved(**{FIRST: SOLVED[FIRST] + "\nwith open('fill.bin', 'wb') as f:\n"
+                      "    for _ in range(4096):\n        f.write(b'x' * 2**20)\n"}),
+            FULL, ()),
+    Student("hog", "asks for 8 GB of memory", solved(**{
+            FIRST: SOLVED[FIRST] + "\nhog = bytearray(8 * 2**30)\n"}), FULL, ()),
+    Student("forker", "starts processes until it cannot", solved(**{FIRST: SOLVED[FIRST] + f'''
+import os, sys, _posixsubprocess
+started = 0
+for _ in range(500):
+    try:
+        _posixsubprocess.fork_exec([sys.executable, "-c", "import time; time.sleep(30)", "{MARKER}"],
+            [os.fsencode(sys.executable)], True, (), None, None, -1, -1, -1, -1, -1, -1,
+            *os.pipe(), True, True, -1, None, None, None, -1, None, False)
+        started += 1
+    except OSError:
+        break
+print("started", started)
+'''}), 0.0, (r"imports _posixsubprocess",)),
+]
+BY_ID = {student.id: student for student in CLASS}
+HONEST = ("solver", "partial", "blank")
+
+
+def _edit_setup(path: Path, extra: str) -> None:
+    nb = read_nb(path)
+    setup = next(c for c in nb.cells if c.cell_type == "code" and "import kvlesson as kv" in c.source)
+    setup.source += extra
+    nbformat.write(nb, path)
+
+
+def submit(course_root: Path, student: Student) -> None:
+    """The student's work where `nbgrader collect` leaves it."""
+    folder = course_root / "submitted" / student.id / ASSIGNMENT
+    folder.mkdir(parents=True)
+    path = folder / f"{NOTEBOOK}.ipynb"
+    if f"{NOTEBOOK}.ipynb" not in student.files:
+        shutil.copy(course_root / "notebooks" / ASSIGNMENT / path.name, path)
+        edit_notebook(path, answers=student.answers)
+        if student.cells:
+            nb = read_nb(path)
+            for after, code in reversed(student.cells):
+                index = (nb.cells.index(cell_by_id(nb, after)) + 1 if after
+                         else next(i for i, c in enumerate(nb.cells)
+                                   if "import kvlesson as kv" in c.source) + 1)
+                nb.cells.insert(index, nbformat.v4.new_code_cell(code))
+            nbformat.write(nb, path)
+        if student.change:
+            student.change(path)
+    (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
+    for name, content in student.files.items():
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if content == "fifo":
+            os.mkfifo(target)
+        elif isinstance(content, tuple):
+            target.symlink_to(content[1])
+        else:
+            target.write_bytes(content)
+
+
+@dataclass
+class Graded:
+    course: Path
+    run: subprocess.CompletedProcess
+    env: dict
+
+    def grades(self, student: str) -> dict[str, float]:
+        with Gradebook(f"sqlite:///{self.course / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+            notebook = gb.find_submission_notebook(NOTEBOOK, ASSIGNMENT, student)
+            return {grade.name: grade.score for grade in notebook.grades}
+
+    def flags(self, student: str) -> list[str]:
+        with (self.course / "flags" / f"{ASSIGNMENT}.csv").open(newline="") as f:
+            return [f"{row['cell']}: {row['reason']}" for row in csv.DictReader(f)
+                    if row["student"] == student]
+
+    def notebook(self, student: str) -> nbformat.NotebookNode:
+        return read_nb(self.course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb")
+
+    def printed(self, student: str, grade_id: str) -> str:
+        return "".join(o.get("text", "") for o in cell_by_id(self.notebook(student), grade_id).outputs)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    """The class submitted and graded by the one command, in one run, two at a time."""
+    base = tmp_path_factory.mktemp("cheats")
+    root = course_build.copy_course(base / "course", [ASSIGNMENT])
+    set_cell_timeout(root, CELL_TIMEOUT)
+    env = {**account_env(base / "instructor", "instructor"), "KVLESSON_COURSE": str(root)}
+    run_nbgrader(["generate_assignment", ASSIGNMENT, "--force"], root, env)
+    for leftover in Path("/tmp").glob(f"{MARKER}-pwned-*"):
+        leftover.unlink()
+    for student in CLASS:
+        submit(root, student)
+    command = [*"python -m kvlesson.grade".split(), ASSIGNMENT, "--course", str(root), "--jobs", "2"]
+    command[0] = shutil.which("python") or "python"
+    done = subprocess.run(command, cwd=base, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 1, done.stdout + done.stderr  # four notebooks nbgrader cannot grade
+    yield Graded(root, done, env)
+    LISTENER.close()
+
+
+def test_every_submission_gets_a_mark_and_nothing_is_left_failed(graded):
+    with Gradebook(f"sqlite:///{graded.course / 'gradebook.db'}", course_id=COURSE_ID) as gb:
+        submitted = sorted(s.student.id for s in gb.assignment_submissions(ASSIGNMENT))
+    assert submitted == sorted(BY_ID)
+    not_graded = re.findall(r"^  (\S+) .*NOT GRADED", graded.run.stdout, re.M)
+    assert sorted(not_graded) == ["copier", "garbled", "schema", "stripped"], graded.run.stdout
+
+
+@pytest.mark.parametrize("student", CLASS, ids=[s.id for s in CLASS])
+def test_each_student_gets_the_mark_it_earned(graded, student):
+    grades = graded.grades(student.id)
+    assert set(grades) == set(POINTS), grades
+    assert sum(grades.values()) == student.score, (
+        f"{student.id} ({student.does}): {grades}, expected {student.score} of {FULL}"
+        f"\nflags: {graded.flags(student.id)}")
+
+
+@pytest.mark.parametrize("student", CLASS, ids=[s.id for s in CLASS])
+def test_each_cheat_is_flagged_with_its_reason_and_shown_in_the_summary(graded, student):
+    flags = graded.flags(student.id)
+    missing = [p for p in student.flags if not any(re.search(p, flag) for flag in flags)]
+    assert not missing, f"{student.id} ({student.does}): no flag matching {missing} in {flags}"
+    for flag in flags:
+        assert f"{student.id} · " in graded.run.stdout and flag.split(": ", 1)[1] in \
+            graded.run.stdout, (flag, graded.run.stdout)
+
+
+def test_honest_students_keep_their_marks_and_get_no_flag(graded):
+    expected = {"solver": POINTS, "blank": {t: 0.0 for t in POINTS},
+                "partial": {t: (p if t in graded_tests_of(FIRST) else 0.0) for t, p in POINTS.items()}}
+    for student in HONEST:
+        assert graded.grades(student) == expected[student], student
+        assert graded.flags(student) == [], (student, graded.flags(student))
+
+
+def test_no_file_beside_a_notebook_ran_outside_the_box(graded):
+    """Class 1: the launcher, the worker and nbgrader run in isolated mode, away from the
+    submission's folder; inside the box a student's module may run, but leaves nothing on
+    the machine or in the course."""
+    left = sorted(p.name for p in [*Path("/tmp").glob(f"{MARKER}-pwned-*"),
+                                   *graded.course.glob(f"{MARKER}-pwned-*")])
+    assert left == [], left
+
+
+def test_links_and_special_files_are_left_out_and_the_gradebook_stays_writable(graded):
+    """Class 2: nothing is followed or opened: the linker's notebook is not the
+    instructor's, the key and the gradebook are not copied, the FIFO does not hang
+    grading, the big file is not copied; everyone after them was graded."""
+    copies = graded.course / "autograded"
+    for student, name in (("keylinker", "keys.json"), ("keylinker", "grades.db"),
+                          ("specials", "data.fifo"), ("specials", "big.bin")):
+        assert not (copies / student / ASSIGNMENT / name).exists(), (student, name)
+    assert not (copies / "linker" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
+    assert os.access(graded.course / "gradebook.db", os.W_OK)
+
+
+def test_feedback_carries_no_link_left_in_a_working_copy_and_no_live_html(graded):
+    """Classes 2 and 8: the working copy is thrown away with the box, so a link the leaver
+    made does not reach feedback; what nbgrader's feedback and the formgrader show of the
+    htmler and the markdowner runs nothing."""
+    env = graded.env
+    run_nbgrader(["generate_feedback", ASSIGNMENT, "--force"], graded.course, env)
+    feedback = graded.course / "feedback"
+    assert not [p for p in feedback.rglob("*") if p.is_symlink()]
+    assert not list(feedback.rglob("leak.json"))
+    for student in ("htmler", "markdowner"):
+        page = (feedback / student / ASSIGNMENT / f"{NOTEBOOK}.html").read_text()
+        shown = graded.notebook(student)  # what the formgrader shows: outputs and Markdown
+        stored = json.dumps([c.get("outputs", []) if c.cell_type == "code" else c.source
+                             for c in shown.cells])
+        for live in (f"<script>alert('{MARKER}')", f"<script>document.title='{MARKER}'",
+                     f"onerror=\"alert('{MARKER}')", f"onerror=\\\"alert('{MARKER}')",
+                     "application/javascript"):
+            assert live not in page and live not in stored, (student, live)
+
+
+def test_no_hash_of_a_graded_answer_is_in_the_graded_kernel(graded):
+    """Class 4: the hidden tests as autograde runs them carry no stamp: what a brute force
+    could invert is not in the kernel; the forgers' lines scored nothing."""
+    for cell in graded.notebook("solver").cells:
+        if nbgrader_meta(cell).get("grade"):
+            hidden = cell.source.split("### END HIDDEN TESTS")[0]
+            assert "stamp=" not in hidden and '"hash"' not in hidden, nbgrader_meta(cell)
+
+
+def test_the_detacher_meets_walls_and_its_process_dies_with_its_kernel(graded):
+    """Class 9 and issue 12: the gradebook and the key cannot be written, solutions/ not
+    read, no TCP connection reaches the grader; the detached process started in the box,
+    failed to connect, and is gone."""
+    printed = graded.printed("detacher", next(iter(graded_tests_of(FIRST)))) + "".join(
+        o.get("text", "") for o in cell_by_id(graded.notebook("detacher"), FIRST).outputs)
+    assert "gradebook: OSError" in printed or "gradebook: FileNotFoundError" in printed, printed
+    assert "WROTE" not in printed and "SOLUTIONS:" not in printed, printed
+    assert "subprocess: kvlesson box" in printed, printed
+    assert "tcp: " in printed and "CONNECTED" not in printed, printed
+    assert re.search(r"started\.txt \d+", printed), printed
+    LISTENER.setblocking(False)
+    with pytest.raises(BlockingIOError):
+        LISTENER.accept()
+    time.sleep(1.0)
+    running = [p.parent.name for p in Path("/proc").glob("[0-9]*/cmdline")
+               if MARKER.encode() in _read(p)]
+    assert not running, running
+
+
+def test_resources_are_capped_and_cost_only_the_cell(graded):
+    """Class 9: the disk filler met a full working copy (the machine's disk did not fill),
+    the hog a MemoryError, the forker a limit on processes; each kept the rest."""
+    filled = "".join(str(o) for o in cell_by_id(graded.notebook("filler"), FIRST).outputs)
+    assert "No space left on device" in filled, filled
+    hog = "".join(str(o) for o in cell_by_id(graded.notebook("hog"), FIRST).outputs)
+    assert "MemoryError" in hog, hog
+    started = re.search(r"started (\d+)", "".join(
+        o.get("text", "") for o in cell_by_id(graded.notebook("forker"), FIRST).outputs))
+    assert started and int(started.group(1)) < 500, started
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""

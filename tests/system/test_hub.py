@@ -1,0 +1,570 @@
+"""A term on a real JupyterHub, run from docs/jupyterhub.md's own commands.
+
+Section 4 of the guide is this test's script (tests/support/hub_guide.py reads it): the set-up blocks
+run as root exactly as written (hub/setup.sh, the accounts with useradd, the exchange where
+the guide puts it, the hub started with the guide's command, on 127.0.0.1:8000), with the
+test's account names; the instructor's blocks are typed into a new terminal of the
+instructor's own server, so each starts in the home folder; the students log in through the
+hub's login page in Debian's chromium and fetch, submit and fetch feedback with the
+Assignment List's buttons. Then the guide's table of who may do what is tried line by line,
+as each account, and the hub is stopped with the guide's command.
+
+It needs root, useradd and a machine without a hub of its own (no /srv/nbgrader, no hub
+database in /srv/jupyterhub, ports 8000, 8001 and 8081 free): it skips without root and
+fails, saying why, on a machine it could harm. Screenshots go to artifacts/hub-*.png, what
+each account could do to artifacts/hub-access.json, the hub's log to
+artifacts/hub-jupyterhub.log. Every account, process and folder it made is removed at the
+end, also when it fails.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import time
+import urllib.parse
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pytest
+from kvlesson.grading import course_build
+from nbgrader.utils import notebook_hash
+
+from support import hub_guide as guide
+from support.browser import browser  # noqa: F401 (the fixture: Debian's chromium, shared)
+from support.hub_session import (
+    AS_ROOT,
+    HUB_PORTS,
+    STATE,
+    Class,
+    Hub,
+    User,
+    as_account,
+    listening,
+    run,
+)
+from support.paths import ROOT
+
+ARTIFACTS = ROOT / "artifacts"
+COURSE_ID = "kvlesson"  # hub/nbgrader_config.py
+EXCHANGE = Path("/srv/nbgrader/exchange")  # the guide's
+ASSIGNMENT, NOTEBOOK = "02_ceiling", "ceiling"  # the guide's blocks release it; a written answer
+WRITTEN = "q2_answer"  # its manually graded cell
+INSTRUCTOR = "kvhteach"
+RIGHT, PARTLY, BLANK = "kvhalice", "kvhbob", "kvhcarol"  # how each student answers
+NAMES = {guide.GUIDE_INSTRUCTOR: INSTRUCTOR, **dict(zip(guide.GUIDE_STUDENTS, (RIGHT, PARTLY, BLANK)))}
+MARK = ".kvlesson-hub-test"  # left in what the test makes, so a killed run's leftovers are known
+BROWSER_WAIT = 60_000  # ms for a page of JupyterLab, a hang guard only
+
+
+def why_not() -> str | None:
+    """The reason this machine cannot run the hub at all, or None."""
+    if os.geteuid() != 0:
+        return "the hub test makes Unix accounts and starts JupyterHub as root: run it as root"
+    for tool in ("useradd", "userdel", "groupadd", "chpasswd", "runuser", "git"):
+        if shutil.which(tool) is None:
+            return f"no `{tool}` on this machine: the hub test runs the guide's commands"
+    return None
+
+
+pytestmark = pytest.mark.skipif(why_not() is not None, reason=str(why_not()))
+
+
+def refuse_to_harm() -> None:
+    """Fail, saying why, if the guide's folders or ports hold something the test did not
+    make: a real hub's exchange or database must never be touched."""
+    exchange_root = EXCHANGE.parent
+    if exchange_root.exists() and not (exchange_root / MARK).exists():
+        pytest.fail(f"{exchange_root} exists and is not the hub test's: the test would use "
+                    "the guide's exchange there. Run it on a machine without a hub.")
+    if (STATE / "jupyterhub.sqlite").exists() and not (STATE / MARK).exists():
+        pytest.fail(f"{STATE} holds a hub's database: the test would start the guide's hub "
+                    "on it. Run it on a machine without a hub.")
+    taken = {port: listening(port) for port in HUB_PORTS if listening(port)}
+    if taken:
+        pytest.fail(f"the guide's hub listens on ports {HUB_PORTS}, and these are taken: {taken}")
+
+
+def remove_what_the_test_made() -> None:
+    shutil.rmtree(EXCHANGE.parent, ignore_errors=True)
+    for entry in STATE.glob("*") if STATE.exists() else []:
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------------------
+# The course's repository, as the instructor clones it
+
+
+def course_repository(dest: Path) -> Path:
+    """A git repository of this checkout's files (as they are now, changes included) that
+    the instructor can clone in place of the guide's GitHub address."""
+    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True,
+                            check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    git = ["git", "-C", str(dest), "-c", "user.name=kvlesson", "-c", "user.email=hub@test"]
+    run(*git, "init", "-q")
+    run(*git, "add", "-A")
+    run(*git, "commit", "-q", "-m", "the course")
+    return dest
+
+
+# ---------------------------------------------------------------------------
+# The notebooks the students hand in
+
+
+def signed(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
+    """The notebook with the student's name in a comment of every code answer, so that a
+    feedback page shows whose work it holds."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("solution") and cell.cell_type == "code":
+            cell.source = f"# work of {name}\n{cell.source}"
+    return nb
+
+
+def answers_to_tests(nb: nbformat.NotebookNode) -> dict[str, list[str]]:
+    """Each autograded answer cell ('P_answer') and the test cells that grade it ('P_...')."""
+    ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
+    answers = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+               if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
+    return {a: [i for i in ids if i != a and i.startswith(a.removesuffix("answer"))]
+            for a in answers}
+
+
+def handed_in(release: nbformat.NotebookNode, solution: nbformat.NotebookNode,
+              answered: set[str]) -> nbformat.NotebookNode:
+    """The release with the instructor's answer in the cells `answered` (grade ids)."""
+    right = course_build.answered(release, solution)
+    nb = copy.deepcopy(release)
+    for mine, model in zip(nb.cells, right.cells):
+        if mine.metadata.get("nbgrader", {}).get("grade_id") in answered:
+            mine.source = model.source
+    return nb
+
+
+def points(nb: nbformat.NotebookNode) -> dict[str, float]:
+    """The points of each graded cell of the instructor's notebook."""
+    return {c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"]["points"])
+            for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
+
+
+# ---------------------------------------------------------------------------
+# The hub, set up and started by the guide's commands
+
+
+@dataclass
+class Term:
+    hub: Hub
+    klass: Class
+    users: dict[str, User]
+    blocks: dict[str, str]
+    work: Path  # root's folder for the admin's files (passwords.txt) and the course's source
+
+
+@pytest.fixture(scope="module")
+def term() -> Iterator[Term]:
+    """The hub set up and started with the guide's commands, every account logged in and
+    its server running; everything removed afterwards."""
+    refuse_to_harm()
+    ARTIFACTS.mkdir(exist_ok=True)
+    blocks = guide.blocks()
+    klass = Class(INSTRUCTOR, [RIGHT, PARTLY, BLANK])
+    work = Path(tempfile.mkdtemp(prefix="kvlesson-hub-"))
+    hub = Hub(ARTIFACTS / "hub-jupyterhub.log")
+    try:
+        remove_what_the_test_made()
+        (work / "passwords.txt").write_text(klass.prepare())
+        EXCHANGE.parent.mkdir(parents=True)
+        (EXCHANGE.parent / MARK).touch()
+        set_up = "\n".join([
+            AS_ROOT, "set -euo pipefail", f"cd {shlex.quote(str(ROOT))}", blocks["install"],
+            f"touch {STATE / MARK}", f"cd {shlex.quote(str(work))}",
+            guide.with_accounts(blocks["accounts"], INSTRUCTOR, [RIGHT, PARTLY, BLANK]),
+            blocks["exchange"]])
+        done = subprocess.run(["bash", "-c", set_up], capture_output=True, text=True)
+        assert done.returncode == 0, f"the guide's set-up failed:\n{done.stdout}\n{done.stderr}"
+        assert not (work / "passwords.txt").exists(), "the guide's accounts block keeps passwords.txt"
+        hub.start(blocks["start"], cwd=work)
+        users = {name: User(hub, name, klass.passwords[name]) for name in klass.names}
+        for user in users.values():
+            user.log_in()
+            user.spawn()
+        for user in users.values():
+            user.wait_ready()
+        yield Term(hub, klass, users, blocks, work)
+    finally:
+        hub.stop(klass.names)
+        klass.remove()
+        remove_what_the_test_made()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def lab_page(browser, user: User):
+    """A browser page of `user`'s JupyterLab, after logging in on the hub's login form."""
+    page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    page.set_default_timeout(BROWSER_WAIT)
+    page.goto(f"{user.hub.url}/hub/login")
+    page.fill("#username_input", user.name)
+    page.fill("#password_input", user.password)
+    page.click("#login_submit")
+    page.wait_for_url(f"**/user/{user.name}/lab**")
+    page.wait_for_selector(".jp-LabShell")
+    page.wait_for_selector(".jp-Launcher, .jp-DirListing-item")
+    return page
+
+
+def shot(page, name: str) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"hub-{name}.png"))
+
+
+def typed(user: User, block: str, **substitutions: str) -> str:
+    """Type a guide's block into a new terminal of `user`'s server, one command after the
+    other (stopping at the first that fails); what it printed. Fails with the output if a
+    command failed."""
+    for old, new in substitutions.items():
+        block = guide.replaced(block, old, new)
+    status, output = user.shell(" && ".join(guide.commands(block)))
+    assert status == 0, f"{user.name} typed the guide's block and it failed:\n{block}\n{output}"
+    return output
+
+
+def ok(answer: dict) -> dict:
+    """An nbgrader answer that must report success."""
+    assert answer.get("success", True), answer
+    return answer
+
+
+# ---------------------------------------------------------------------------
+# The students' Assignment List
+
+
+def assignment_list(page):
+    """Open Nbgrader → Assignment List."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click()
+    page.locator(".lm-Menu-itemLabel").get_by_text("Assignment List", exact=True).click()
+    page.locator("#released_assignments_list").wait_for()
+
+
+def click_in_list(page, listing: str, button: str) -> None:
+    """Click `button` in the row of the assignment in the Assignment List's `listing`, and
+    wait until the list has reloaded with the row gone from there or the button done."""
+    row = page.locator(f"#{listing} .list_item", has_text=ASSIGNMENT).first
+    row.get_by_role("button", name=button, exact=True).click()
+
+
+# ---------------------------------------------------------------------------
+# The tests, in the order of a term
+
+
+def test_the_hub_listens_on_the_loopback_address_only(term):
+    found = {port: listening(port) for port in HUB_PORTS}
+    assert all(found.values()), f"the hub, its API and its proxy's API should listen: {found}"
+    assert all(address in ("127.0.0.1", "::ffff:127.0.0.1") for addresses in found.values()
+               for address in addresses), found
+    assert term.hub.url == "http://127.0.0.1:8000"
+
+
+def test_each_server_runs_as_its_own_account(term):
+    for name, user in term.users.items():
+        status, output = user.shell("id -un")
+        assert status == 0 and output.strip().splitlines()[-1] == name, output
+
+
+# Who may do what, as the guide's table says: each place's path for the test's accounts.
+
+
+def place_path(place: str, klass: Class) -> Path:
+    """The file or folder a place of the guide's table names, on this hub."""
+    homes = {f"~{guide_name}": str(klass.home(name)) for guide_name, name in NAMES.items()}
+    path = place
+    for guide_home, home in homes.items():
+        if path == guide_home or path.startswith(guide_home + "/"):
+            path = home + path[len(guide_home):]
+    if path.endswith(f"/inbound/alice+{ASSIGNMENT}+…"):
+        return submission_of(RIGHT)
+    if path.endswith("/feedback/….html"):
+        return feedback_page_of(RIGHT)
+    assert "…" not in path and "~" not in path, f"the test does not know the place {place}"
+    return Path(path)
+
+
+def submission_of(student: str) -> Path:
+    found = sorted((EXCHANGE / COURSE_ID / "inbound").glob(f"{student}+{ASSIGNMENT}+*"))
+    assert found, f"{student} has no submission in the exchange"
+    return found[-1]
+
+
+def feedback_page_of(student: str) -> Path:
+    """The student's released feedback page: its name is a hash of the submission's secret."""
+    secret = (submission_of(student) / "submission_secret.txt").read_text()
+    return EXCHANGE / COURSE_ID / "feedback" / f"{notebook_hash(secret=secret, notebook_id=NOTEBOOK)}.html"
+
+
+def try_operation(account: str, path: Path, operation: str) -> tuple[bool, str]:
+    """Whether `account` can do `operation` (the guide's words) with the file or folder
+    `path`, and what it printed. A rename is tried on something the folder's owner put
+    there; whatever a probe leaves is removed."""
+    quoted = shlex.quote(str(path))
+    if operation == "read":
+        command = f"ls -A {quoted} >/dev/null" if path.is_dir() else f"head -c1 {quoted} >/dev/null"
+        return _ok(as_account(account, command))
+    if operation == "write":
+        return _ok(as_account(account, f": >> {quoted}"))
+    probe = path / f".kvlesson-probe-{account}"
+    if operation == "create":
+        try:
+            return _ok(as_account(account, f"touch {shlex.quote(str(probe))}"))
+        finally:
+            probe.unlink(missing_ok=True)
+    sentinel, moved = path / ".kvlesson-sentinel", path / ".kvlesson-sentinel-moved"
+    sentinel.touch()
+    owner = path.stat()
+    os.chown(sentinel, owner.st_uid, owner.st_gid)
+    try:
+        return _ok(as_account(account, f"mv {shlex.quote(str(sentinel))} {shlex.quote(str(moved))}"))
+    finally:
+        sentinel.unlink(missing_ok=True)
+        moved.unlink(missing_ok=True)
+
+
+def _ok(done: tuple[int, str]) -> tuple[bool, str]:
+    return done[0] == 0, done[1][-200:]
+
+
+def check_table(klass: Class, lines: list[guide.Line], record: str) -> None:
+    """Try every operation of the table's `lines` on its place as each account; fail on
+    any answer that differs from the table, listing them all."""
+    seen, wrong = [], []
+    for line in lines:
+        path = place_path(line.place, klass)
+        assert path.exists(), f"{line.place} ({path}) does not exist"
+        possible = guide.ON_FOLDERS if path.is_dir() else guide.ON_FILES
+        for guide_account, allowed in line.allowed.items():
+            assert allowed <= possible, f"{line.place}: {set(allowed - possible)} is not done to a " \
+                                        f"{'folder' if path.is_dir() else 'file'}"
+            for operation in sorted(possible):
+                could, printed = try_operation(NAMES[guide_account], path, operation)
+                seen.append({"place": line.place, "account": guide_account, "operation": operation,
+                             "may": operation in allowed, "could": could, "printed": printed})
+                if could != (operation in allowed):
+                    wrong.append(f"{guide_account} {'can' if could else 'cannot'} {operation} "
+                                 f"{line.place} ({path}): {printed}")
+    (ARTIFACTS / f"hub-access-{record}.json").write_text(json.dumps(seen, indent=1))
+    assert not wrong, "the guide's table of who may do what is not what happens:\n" + "\n".join(wrong)
+
+
+def test_the_exchange_is_the_instructors_before_anything_is_released(term):
+    """Set up as the guide says, the course's folders in the exchange are there and the
+    instructor's before any release: no student can take them first (it would block
+    every release of the course)."""
+    exchange = [line for line in guide.table() if line.place.startswith(str(EXCHANGE))
+                and "…" not in line.place]
+    assert len(exchange) == 5, [line.place for line in exchange]
+    check_table(term.klass, exchange, "before-release")
+
+
+def hand_in(page, student: User, solution: nbformat.NotebookNode, answered: set[str]) -> dict:
+    """What a student does in their JupyterLab: fetch the assignment in the Assignment List,
+    answer the cells `answered` (none: the release as fetched), validate, and submit in the
+    Assignment List; the validation's answer."""
+    assignment_list(page)
+    click_in_list(page, "released_assignments_list", "Fetch")
+    page.locator("#fetched_assignments_list .list_item", has_text=ASSIGNMENT).first.wait_for()
+    path = f"{ASSIGNMENT}/{NOTEBOOK}.ipynb"
+    release = nbformat.from_dict(student.server("GET", f"api/contents/{path}")["content"])
+    work = signed(handed_in(release, solution, answered), student.name) if answered else release
+    student.server("PUT", f"api/contents/{path}",
+                   body={"type": "notebook", "format": "json", "content": work})
+    checked = ok(student.server("POST", "assignments/validate", form={"path": path}))
+    click_in_list(page, "fetched_assignments_list", "Submit")
+    page.locator("#submitted_assignments_list .list_item", has_text=ASSIGNMENT).first.wait_for()
+    return checked
+
+
+def own_feedback(page, student: User) -> str:
+    """The feedback page a student fetches with the Assignment List (there must be one)."""
+    page.reload()
+    page.wait_for_selector(".jp-LabShell")
+    assignment_list(page)
+    click_in_list(page, "submitted_assignments_list", "Fetch Feedback")
+    folder = f"{ASSIGNMENT}/feedback"
+    for _ in range(60):
+        try:
+            folders = student.server("GET", f"api/contents/{folder}")["content"]
+        except AssertionError:
+            folders = []
+        if folders:
+            break
+        page.wait_for_timeout(500)
+    assert len(folders) == 1, folders
+    name = urllib.parse.quote(f"{folders[0]['path']}/{NOTEBOOK}.html")
+    return student.server("GET", f"api/contents/{name}?type=file&format=text")["content"]
+
+
+def test_a_term_as_the_guide_tells_it(term, browser):
+    users, blocks = term.users, term.blocks
+    teacher = users[INSTRUCTOR]
+    source = course_repository(term.work / "kvlesson-source")
+    run("chown", "-R", f"{INSTRUCTOR}:", str(source))  # a repository the instructor may clone,
+    term.work.chmod(0o711)  # in root's folder (passwords.txt is gone)
+
+    # The instructor's course, then the release: typed into new terminals, from the home folder.
+    typed(teacher, blocks["course"], **{guide.REPOSITORY: str(source)})
+    clone = term.klass.home(INSTRUCTOR) / "kvlesson"
+    roster = "id,first_name,last_name,email\n" + "".join(
+        f"{name},{name},Student,\n" for name in (RIGHT, PARTLY, BLANK))
+    teacher.server("PUT", "api/contents/roster.csv",
+                   body={"type": "file", "format": "text", "content": roster})  # an upload
+    typed(teacher, blocks["release"])
+
+    solution = nbformat.read(clone / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
+    answers = answers_to_tests(solution)
+    worth = points(solution)
+    answered = {RIGHT: set(answers) | {WRITTEN}, PARTLY: set(list(answers)[:-1]), BLANK: set()}
+    expected = {name: sum(worth[t] for a in mine if a in answers for t in answers[a])
+                for name, mine in answered.items()}
+    assert 0 < expected[PARTLY] < expected[RIGHT] and expected[BLANK] == 0
+
+    # Each student, in their JupyterLab: fetch, answer, validate, submit.
+    pages = {name: lab_page(browser, users[name]) for name in answered}
+    for name, mine in answered.items():
+        checked = hand_in(pages[name], users[name], solution, mine)
+        assert ("failed" in checked["value"]) == (name != RIGHT), (name, checked["value"])
+
+    # The instructor collects and grades, in a new terminal.
+    output = typed(teacher, blocks["grade"])
+    (ARTIFACTS / "hub-grade.txt").write_text(output)
+    for name in answered:
+        assert f"{COURSE_ID} {name} {ASSIGNMENT} " in output, f"list --inbound shows no {name}"
+    assert "SAWarning" not in output, output
+    scores = {s["student"]: s["score"] for s in
+              teacher.server("GET", f"formgrader/api/submissions/{ASSIGNMENT}")}
+    assert scores == expected
+
+    # The formgrader, in JupyterLab in a browser, through the hub: the written answer graded
+    # by hand in the panel (the right student's submission, its score box, Tab to save).
+    page = lab_page(browser, teacher)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click()
+    page.locator(".lm-Menu-itemLabel").get_by_text("Formgrader", exact=True).click()
+    frame = page.frame_locator("iframe").first
+    frame.get_by_text("Manage Assignments").first.wait_for()
+    frame.get_by_text(ASSIGNMENT).first.wait_for()
+    shot(page, "1-instructor-formgrader")
+    notebooks = teacher.server("GET", f"formgrader/api/submitted_notebooks/{ASSIGNMENT}/{NOTEBOOK}")
+    submission = next(n for n in notebooks if n["student"] == RIGHT)
+    assert submission["needs_manual_grade"]
+    panel = next(f for f in page.frames if "/formgrader" in f.url)
+    panel.goto(f"{teacher.hub.url}/user/{INSTRUCTOR}/formgrader/submissions/{submission['id']}/")
+    # The page fills its score boxes once its grades and comments have loaded; a score typed
+    # before that is overwritten.
+    panel.wait_for_function("typeof formgrader !== 'undefined' && formgrader.grades.loaded "
+                            "&& formgrader.comments.loaded", timeout=30_000)
+    panel.fill(f"input.score#{WRITTEN}", f"{worth[WRITTEN]:g}")
+    panel.press(f"input.score#{WRITTEN}", "Tab")
+    written = saved_grade(teacher, submission["id"], WRITTEN)
+    shot(page, "2-instructor-manual-grade")
+    assert written["manual_score"] == worth[WRITTEN] and not written["needs_manual_grade"]
+    expected[RIGHT] += worth[WRITTEN]
+    page.close()
+
+    # Feedback and the grades file, typed; each student fetches their own feedback.
+    typed(teacher, blocks["feedback"])
+    total = sum(worth.values())
+    for name in answered:
+        html = own_feedback(pages[name], users[name])
+        mine = re.search(r"\(Score: ([\d.]+) / ([\d.]+)\)", html)
+        assert (float(mine[1]), float(mine[2])) == (expected[name], total), name
+        assert not any(f"work of {other}" in html for other in answered if other != name), name
+        assert (f"work of {name}" in html) == bool(answered[name] - {WRITTEN}), name
+    shot(pages[RIGHT], "3-student-assignment-list")
+    for page in pages.values():
+        page.close()
+    with (term.klass.home(INSTRUCTOR) / "grades.csv").open() as grades:
+        exported = {row["student_id"]: float(row["score"]) for row in csv.DictReader(grades)}
+    assert exported == expected
+
+
+def saved_grade(teacher: User, submission: str, grade_id: str) -> dict:
+    """The gradebook's grade of `grade_id` once the formgrader page has saved a manual score
+    (it saves in the background after the score box loses focus); the last one seen if
+    none arrives within a hang guard of 30 s."""
+    for _ in range(60):
+        grades = teacher.server("GET", f"formgrader/api/grades?submission_id={submission}")
+        grade = next(g for g in grades if g["name"] == grade_id)
+        if grade["manual_score"] is not None:
+            return grade
+        time.sleep(0.5)
+    return grade
+
+
+def test_who_may_do_what_is_as_the_guide_says(term):
+    """Every line of the guide's table, tried as each account, once the term has run."""
+    check_table(term.klass, guide.table(), "after-the-term")
+
+
+def test_another_accounts_token_opens_nothing_on_a_students_server(term):
+    bob = term.users[PARTLY]
+    status, _, _ = bob.call("GET", f"/user/{RIGHT}/api/contents/{ASSIGNMENT}", raw=True)
+    assert status == 403, status
+
+
+def page_config(user: User) -> dict:
+    """The page configuration JupyterLab hands `user`'s browser, and the response headers."""
+    status, headers, html = user.server("GET", "lab", raw=True)
+    assert status == 200, (user.name, status)
+    data = re.search(rb'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
+                     html, re.S)
+    return {"config": json.loads(data[1]), "headers": headers}
+
+
+def test_students_get_the_student_interface(term, browser):
+    users = term.users
+    teacher, alice = users[INSTRUCTOR], users[RIGHT]
+    instructor_tools = {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
+                        "@jupyter/nbgrader:course-list"}
+    student_lab, teacher_lab = page_config(alice), page_config(teacher)
+    assert instructor_tools <= set(student_lab["config"]["disabledExtensions"])
+    assert "@jupyter/nbgrader:assignment-list" not in student_lab["config"]["disabledExtensions"]
+    assert not instructor_tools & set(teacher_lab["config"]["disabledExtensions"])
+    assert alice.server("GET", "formgrader", raw=True)[0] == 404
+    assert teacher.server("GET", "formgrader", raw=True)[0] == 200
+    # Only the instructor's server may be framed (the formgrader panel), by itself.
+    csp = {name: lab["headers"].get("Content-Security-Policy", "")
+           for name, lab in ((RIGHT, student_lab), (INSTRUCTOR, teacher_lab))}
+    assert "frame-ancestors 'none'" in csp[RIGHT], csp
+    assert "frame-ancestors 'self'" in csp[INSTRUCTOR], csp
+
+    page = lab_page(browser, alice)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").click()
+    items = page.locator(".lm-Menu-itemLabel").all_inner_texts()
+    shot(page, "4-student-menu")
+    assert "Assignment List" in items and not any("Formgrader" in i for i in items), items
+    assert page.get_by_text("Create Assignment").count() == 0  # the instructor's sidebar tab
+    assert page.get_by_text("official Jupyter news").count() == 0
+    page.close()
+
+
+def test_the_guides_stop_command_stops_the_hub_and_everything_it_started(term):
+    done = subprocess.run(["bash", "-c", AS_ROOT + "set -euo pipefail\n" + term.blocks["stop"]],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert term.hub.wait_stopped(30), "the hub still runs after the guide's stop command"
+    left = {port: listening(port) for port in HUB_PORTS if listening(port)}
+    assert not left, f"still listening after the stop: {left}"
