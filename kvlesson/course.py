@@ -1,10 +1,9 @@
-"""`python -m kvlesson.course`: build the course, or the course for other hardware
-(kvlesson.grading.course_build).
+"""`python -m kvlesson.course`: an earlier release's address of the one command (kvlesson.cli).
 
-A command's old address, kept so that what instructors and the guides type still works.
+It still works for one release, and says what to type now.
 """
 
-from kvlesson.grading.course_build import main
+from kvlesson.cli import old_address
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(old_address("kvlesson.course"))

@@ -14,7 +14,6 @@ shown twice and no global state is left behind.
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
 from typing import Sequence
 
 import pandas as pd
