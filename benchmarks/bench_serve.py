@@ -7,7 +7,7 @@ Run from the repository root:
 
 1. The lesson's 600 chats at every cap of the sweep (1, 2, ..., 512; 90%,
    ceiling 8,000), and the whole 10-cap sweep a slider re-runs; then the
-   sweep against the plain step loop, MODEL.md's four steps and nothing else
+   sweep against the plain step loop, docs/model.md's four steps and nothing else
    (tests/support/lesson_model.py): the fast engine must stay at least 25 times as
    fast as that, whatever notebook 6's extensions added to the reference.
 2. 100,000 chats drawn the lesson's way at cap 256 and 90%, and the fast
@@ -82,7 +82,7 @@ def sweep(chats: list[kv.Chat], repeats: int) -> None:
 
 
 def against_plain_loop(chats: list[kv.Chat], repeats: int) -> None:
-    """The sweep, fast engine against MODEL.md's plain step loop, measured in turns so that
+    """The sweep, fast engine against docs/model.md's plain step loop, measured in turns so that
     a busy machine slows both alike; the ratio is the median of the turns' ratios."""
     gpu, model = kv.A100_80GB, kv.LLAMA_31_8B
     pairs = [(chat.prompt, chat.reply) for chat in chats]
@@ -99,7 +99,7 @@ def against_plain_loop(chats: list[kv.Chat], repeats: int) -> None:
 
     turns = [(median_seconds(plain, 1), median_seconds(fast, 5)) for _ in range(repeats)]
     ratio = statistics.median(slow / quick for slow, quick in turns)
-    print(f"\nThe sweep against the plain step loop (MODEL.md's four steps, tests/support/lesson_model.py),"
+    print(f"\nThe sweep against the plain step loop (docs/model.md's four steps, tests/support/lesson_model.py),"
           f" {repeats} turns:\n  plain loop {statistics.median(t[0] for t in turns) * 1e3:.1f} ms,"
           f" fast engine {statistics.median(t[1] for t in turns) * 1e3:.2f} ms: {ratio:.1f} times"
           f" as fast (target: at least {TARGET})")

@@ -1,6 +1,6 @@
 """Every figure the lesson quotes, pinned exactly, as the lesson rounds it.
 
-The figures come from /work/shared/MODEL.md ("Numbers this must reproduce").
+The figures are the ones the notebooks quote, from the lesson's model (docs/model.md).
 Each test asserts one of them from the package's own functions; the last
 part checks that `lesson_numbers()` and `kvlesson numbers` say the same.
 """
@@ -270,7 +270,7 @@ def test_hand_case():
 # --- An unlimited pool is plain continuous batching ----------------------------
 
 def plain_continuous_batching(chats, cap):
-    """No blocks at all: join while fewer than `cap` run; time each step as MODEL.md says.
+    """No blocks at all: join while fewer than `cap` run; time each step as docs/model.md says.
 
     Returns the run's seconds, steps, mean wait between words (ms) and chats running on
     average (time-weighted)."""

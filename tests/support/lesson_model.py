@@ -1,4 +1,4 @@
-"""The lesson's server as MODEL.md pins it down, written apart from the package.
+"""The lesson's server as docs/model.md writes it down, written apart from the package.
 
 The package's server now also knows arrivals, a token budget, prefix caching
 and a proxy; with all of them off it must give exactly this (every count
@@ -20,7 +20,7 @@ def blocks_for(tokens: int) -> int:
 
 def lesson_serve(chats, cap, blocks, longest, reserved, params, peak, weights, per_token,
                  bandwidth) -> dict:
-    """Serve (prompt, reply) pairs, all waiting at time zero, as MODEL.md's four steps say."""
+    """Serve (prompt, reply) pairs, all waiting at time zero, as docs/model.md's four steps say."""
     limit = longest if longest is not None else blocks * BLOCK
     waiting = deque(i for i, (p, r) in enumerate(chats) if p + r <= limit)
     refused = len(chats) - len(waiting)
