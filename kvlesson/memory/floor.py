@@ -19,7 +19,7 @@ from fractions import Fraction
 from numbers import Real
 
 from kvlesson.arguments import flag, of_type, positive, whole
-from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model, as_gib
+from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model, as_gib
 
 BLOCK_TOKENS = 16  # tokens in one cache block: vLLM's default block size
 RESERVE_BYTES = 2e9  # the working reserve: an invented figure, as in the lesson
@@ -217,7 +217,7 @@ class Readings:
 def readings(share: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
              reserve_bytes: float = RESERVE_BYTES) -> Readings:
     """The floor at `share` with the card read as GB and as GiB (chats of 2,000 that fit)."""
-    kw = dict(model=model, reserve_bytes=reserve_bytes)
+    kw = {"model": model, "reserve_bytes": reserve_bytes}
     return Readings(room(share, TYPICAL_CHAT, gpu=gpu, **kw),
                     room(share, TYPICAL_CHAT, gpu=as_gib(gpu), **kw))
 
