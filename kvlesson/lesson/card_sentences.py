@@ -56,7 +56,7 @@ class Reading:
 
     @property
     def reserve(self) -> str:
-        if self.measured:
+        if self.reserve_bytes != RESERVE_BYTES:
             return f"{quote.gb(self.reserve_bytes)} assumed for what profiling takes"
         return f"the toy's fixed reserve of {quote.gb(self.reserve_bytes)}"
 
@@ -71,7 +71,8 @@ def toy(gpu: GPU, reserve_bytes: float = RESERVE_BYTES) -> Reading:
 
 
 def real(gpu: GPU, reserve_bytes: float = PROFILED_BYTES) -> Reading:
-    """vLLM's reading: the total cudaMemGetInfo reports, and what profiling takes."""
+    """vLLM's reading: the total cudaMemGetInfo reports, and what profiling takes (a card with
+    no measured total keeps its data sheet's size, with the profiled reserve)."""
     return Reading(gpu, gpu.measured_bytes is not None, reserve_bytes)
 
 
@@ -80,6 +81,12 @@ def card_phrase(reading: Reading) -> str:
     'the A100 80GB as its data sheet reads it (80.0 GB), with the toy's fixed reserve of
     2.0 GB'."""
     return f"the {reading.name} {reading.how} ({reading.size}), with {reading.reserve}"
+
+
+def card_line(reading: Reading) -> Say:
+    """The card a section draws, as a sentence of its own: 'The card: the H100 80GB as vLLM
+    measures it (79.22 GiB, 85.1 GB), with 3.0 GB assumed for what profiling takes.'"""
+    return Say(f"The card: {card_phrase(reading)}.")
 
 
 def card_tag(gpu: GPU, reserve_bytes: float) -> str:
@@ -95,7 +102,7 @@ def switch_sentence(before: Reading, where: str, after: Reading, share: int, mod
                     here: str = "this notebook") -> Say:
     """One sentence for a notebook that draws a card another way than `where` did: both
     readings, and the pool each gives `model` at the same `share`."""
-    if before.name != after.name or before.measured == after.measured:
+    if before.name != after.name or card_phrase(before) == card_phrase(after):
         raise ValueError(f"a switch is one card read two ways, got {card_phrase(before)!r} "
                          f"and {card_phrase(after)!r}")
     pools = [max(memory_parts(share, reading.card, model, reading.reserve_bytes).pool_bytes, 0)

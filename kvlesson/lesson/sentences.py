@@ -255,3 +255,14 @@ def pause_count(result, share: int) -> Say:
         f"{quote.count(result.rebuilt_tokens)} tokens of cache rebuilt, "
         f"on average {quote.average(result.avg_running, 'chats')} running, "
         f"{quote.count(result.tokens_per_s)} tokens/s.")
+
+
+def typical_size(chats: list[Chat]) -> Say:
+    """Where the typical chat's 2,000 tokens come from: about the mean chat of the lesson."""
+    prompt = sum(c.prompt for c in chats) / len(chats)
+    reply = sum(c.reply for c in chats) / len(chats)
+    return Say(
+        f"A typical chat is {TYPICAL_CHAT:,} tokens, prompt and reply together: about the mean "
+        f"of the lesson's {counted(len(chats), 'chat')} (notebook 3), whose prompts average "
+        f"{quote.count(prompt)} tokens and replies {quote.count(reply)}, "
+        f"{quote.count(prompt + reply)} tokens in all.")

@@ -17,7 +17,8 @@ Two things the per-token formula of a dense model does not tell about this rig:
   the full-length requests: `LimitStep` finds the pool and the state that give
   both logged figures;
 * nvidia-smi counts the card's whole 24,576 MiB, of which cudaMemGetInfo reports
-  24,146 (23.58 GiB): vLLM's share is of the second (`IdleReading`).
+  24,146 (23.58 GiB): vLLM's share is of the second, and the process holds a little
+  more than its share, what it took before it measured the card (`IdleReading`).
 """
 
 from __future__ import annotations
@@ -67,10 +68,12 @@ MIB = 2**20
 class IdleReading:
     """nvidia-smi's "memory used" at idle beside the budget vLLM claimed, all in MiB.
 
-    The budget is the share of cudaMemGetInfo's total (`measured_mib`); nvidia-smi
-    counts the whole card (`card_mib`), which also holds what the driver keeps out
-    of that total (`hidden_mib`). 22,112 of 24,576 is 90.0% only by a coincidence of
-    the two bases: the budget is 0.90 x 24,146 MiB.
+    The budget is the share of cudaMemGetInfo's total (`measured_mib`). The process
+    also holds what it allocated before vLLM took its memory snapshot, outside the
+    budget: the CUDA context, NCCL's buffers, cuBLAS's handles (vLLM 0.33 takes the
+    snapshot after them, vllm/v1/worker/gpu_worker.py:500-543). nvidia-smi counts the
+    whole card (`card_mib`), which is more than cudaMemGetInfo's total by
+    `hidden_mib`. So 22,112 of 24,576 is 90.0% only by a coincidence of two bases.
     """
 
     used_mib: int
@@ -83,15 +86,14 @@ class IdleReading:
         return self.share / 100 * self.measured_mib
 
     @property
-    def hidden_mib(self) -> float:
-        """What nvidia-smi counts and cudaMemGetInfo's total does not (the driver's part)."""
-        return self.card_mib - self.measured_mib
+    def outside_mib(self) -> float:
+        """What the process holds beyond its budget: used - budget (the snapshot's baseline)."""
+        return self.used_mib - self.budget_mib
 
     @property
-    def accounted_mib(self) -> float:
-        """The budget plus the driver's part: what nvidia-smi would show at idle if the
-        server held exactly its budget."""
-        return self.budget_mib + self.hidden_mib
+    def hidden_mib(self) -> float:
+        """What nvidia-smi counts in the card's total and cudaMemGetInfo does not."""
+        return self.card_mib - self.measured_mib
 
     @property
     def of_card(self) -> float:

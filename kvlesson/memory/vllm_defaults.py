@@ -64,7 +64,7 @@ class V1Defaults:
     gpu_memory_utilization: float = SHARE_DEFAULT / 100
     block_size: int = BLOCK_SIZE
     prefix_caching: bool = True  # enable_prefix_caching, for decoder models (config/cache.py)
-    chunked_prefill: bool = True  # always on for decoder models; off only with a warning
+    chunked_prefill: bool = True  # on by default for decoder models; off with only a warning
     long_prefill_token_threshold: int = 0  # 0: no cap per prompt (config/scheduler.py)
     watermark: float = 0.0  # no blocks kept free at admission (config/scheduler.py)
 
