@@ -56,12 +56,14 @@ class Reading:
 
     @property
     def reserve(self) -> str:
-        if self.reserve_bytes != RESERVE_BYTES:
+        """The reserve in the reading's words: the toy's fixed figure, or what vLLM profiles."""
+        if self.measured or self.reserve_bytes == PROFILED_BYTES:
             return f"{quote.gb(self.reserve_bytes)} assumed for what profiling takes"
         return f"the toy's fixed reserve of {quote.gb(self.reserve_bytes)}"
 
     @property
     def how(self) -> str:
+        """'as vLLM measures it' or 'as its data sheet reads it'."""
         return "as vLLM measures it" if self.measured else "as its data sheet reads it"
 
 
