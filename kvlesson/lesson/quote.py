@@ -35,6 +35,34 @@ def one(x: float, places: int = 1) -> str:
     return f"{x:,.{places}f}"
 
 
+def a(n: float) -> str:
+    """The article a number spoken aloud takes: 'an' for eight, eleven, eighteen, eighty...
+    (an 80% share, an 8,000-token chat), 'a' for the rest (a 90% share)."""
+    digits = str(int(abs(n)))
+    vowel = digits[0] == "8" or (digits[:2] in ("11", "18") and len(digits) % 3 == 2)
+    return "an" if vowel else "a"
+
+
+def share(percent: int) -> str:
+    """'a 90% share', 'an 80% share'."""
+    return f"{a(percent)} {percent}% share"
+
+
+def average(x: float, noun: str, places: int = 1) -> str:
+    """A mean count and its noun: '1 chat' when it is exactly one, else '7.9 chats'."""
+    text = one(x, places)
+    return f"{text} {noun}" if text.rstrip("0").rstrip(".") != "1" else f"1 {noun.rstrip('s')}"
+
+
+def duration(seconds: float) -> str:
+    """A gap or a wait in the unit that reads best: '26.4 ms', '8.2 s', '12.6 min'."""
+    if seconds < 1:
+        return ms(seconds)
+    if seconds < 120:
+        return f"{seconds:,.1f} s"
+    return f"{seconds / 60:,.1f} min"
+
+
 class Say(str):
     """A sentence made from computed numbers, shown as Markdown in a notebook.
 

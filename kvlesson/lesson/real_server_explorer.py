@@ -13,9 +13,9 @@ length that fit at once, or the start-up error worded as vLLM words it.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator
 
 import ipywidgets as w
 from matplotlib.figure import Figure
@@ -61,10 +61,18 @@ def real_view(gpu: GPU, model: Model | str, tp: int, weights: str, cache: str, s
         if refusal is not None:  # vLLM stops before it loads anything: there is no floor plan
             return RealView(None, f"**The server does not start.** {model.name} cannot be split "
                                   f"over {tp} GPUs; vLLM says: {refusal}")
+        refusal = model.max_len_refusal(longest)
+        if refusal is not None:  # refused with the configuration, before anything loads
+            return RealView(None, f"**The server does not start.** {model.name}'s config allows "
+                                  f"{model.context:,} tokens, not {longest:,}; vLLM says: "
+                                  f"{refusal}")
         launch = startup(gpu, model, share, longest, reserve_bytes, tp)
     except (ValueError, TypeError) as error:  # json.JSONDecodeError is a ValueError
         return RealView(None, f"**This cannot be sized:** {error}")
     p = launch.parts
+    if not launch.loads:  # stopped in step 2: no cache check, no floor plan to draw
+        return RealView(None, f"**The server does not start:** it runs out of memory while it "
+                              f"loads the weights (step 2). {launch.error()}")
     gpus = "One GPU" if tp == 1 else f"Each of {tp} GPUs"
     plan = (f"{gpus} ({p.gpu.name}, {model.name}): budget "
             f"{quote.gb(p.allowed_bytes)}, weights {quote.gb(p.weights_bytes, 2)}, profiled "

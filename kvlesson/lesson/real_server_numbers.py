@@ -13,9 +13,9 @@ from __future__ import annotations
 import dataclasses
 
 from kvlesson.lesson import quote
+from kvlesson.lesson.formats_numbers import format_numbers, server_numbers
 from kvlesson.lesson.quote import Figure
 from kvlesson.memory import rig_measurements as rig
-from kvlesson.memory.other_servers import cache_budgets, llama_cpp_context, share_each
 from kvlesson.memory.specs import (
     A100_80GB,
     GIB,
@@ -26,7 +26,7 @@ from kvlesson.memory.specs import (
     MODELS,
     QWEN25_7B,
 )
-from kvlesson.memory.startup import AUTO, PROFILED_BYTES, VLLM_SHARE, Startup, startup
+from kvlesson.memory.startup import AUTO, VLLM_SHARE, Startup, startup
 from kvlesson.memory.units import gib, kib
 from kvlesson.memory.vllm_defaults import (
     NULL_BLOCK_SINCE,
@@ -41,10 +41,6 @@ FULL_LENGTH = 131_072  # max_model_len's default for Llama 3.x: the config's con
 SHORT_CHAT = 4_096  # a 4K chat
 QWEN_CHAT, QWEN_LIMIT = 4_096, 32_768  # a 4K chat and Qwen2.5's 32K context limit
 HIGHER_SHARE = 95  # raising gpu_memory_utilization to 0.95 for the 70B launch
-TRT_FRACTION = 0.9  # TensorRT-LLM's free_gpu_memory_fraction (and the same 0.9 in vLLM)
-LLAMA_CPP_CTX, LLAMA_CPP_SLOTS = 98_304, 3  # --ctx-size 98304 --parallel 3
-LLAMA_CPP_ODD = (100, 3)  # --ctx-size 100 --parallel 3: padding to 256 shows
-K8V4_HEADS = (128, 256)  # head sizes at which k8v4's layout is worked out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +74,7 @@ def h100_numbers() -> dict[str, Figure]:
     """Seed 003's H100 example: Llama 3.1 8B in BF16 at 0.92 with 3 GB profiled, on the H100
     as vLLM measures it, beside the same launch on the data sheet's 80 GB."""
     s = startup(H100_80GB, LLAMA_31_8B, VLLM_SHARE, FULL_LENGTH)
+    auto = startup(H100_80GB, LLAMA_31_8B, VLLM_SHARE, AUTO)
     p = s.parts
     sheet = startup(dataclasses.replace(H100_80GB, measured_bytes=None), LLAMA_31_8B, VLLM_SHARE,
                     FULL_LENGTH)
@@ -102,6 +99,10 @@ def h100_numbers() -> dict[str, Figure]:
         "h100_starts": Figure(s.starts, _starts(s.starts), "the start-up check"),
         "h100_concurrency": Figure(s.concurrency, f"{s.concurrency:.2f}",
                                    f"requests of {FULL_LENGTH:,} at once, as logged"),
+        "h100_fits": Figure(s.longest_that_fits, quote.count(s.longest_that_fits),
+                            "the longest request the pool could hold"),
+        "h100_auto_len": Figure(auto.longest, quote.count(auto.longest),
+                                "what max_model_len=-1 gives: the config's own length"),
         "h100_chats_4k": Figure(s.chats_at(SHORT_CHAT), quote.count(s.chats_at(SHORT_CHAT)),
                                 f"requests of {SHORT_CHAT:,} at once"),
         "h100_max_num_seqs": Figure(caps.max_num_seqs, quote.count(caps.max_num_seqs),
@@ -109,6 +110,8 @@ def h100_numbers() -> dict[str, Figure]:
         "h100_budget_tokens": Figure(caps.max_num_batched_tokens,
                                      quote.count(caps.max_num_batched_tokens),
                                      "max_num_batched_tokens, its default for vllm serve"),
+        "a100_total": Figure(A100_80GB.total_bytes / GIB, gib(A100_80GB.total_bytes),
+                             "an A100 80GB's total, as cudaMemGetInfo reports it"),
         "a100_max_num_seqs": Figure(small.max_num_seqs, quote.count(small.max_num_seqs),
                                     "max_num_seqs on an A100 80GB or a smaller card"),
         "a100_budget_tokens": Figure(small.max_num_batched_tokens,
@@ -139,14 +142,23 @@ def qwen_numbers() -> dict[str, Figure]:
 def log_numbers() -> dict[str, Figure]:
     """Seed 001's start-up log held against its two RTX 3090s at 0.90, and the August step."""
     check = rig.rig_check()
+    idle = rig.idle_reading()
     log = check.log
     dense = rig.dense_bytes_per_token(check)
     step = rig.august_step()
     return {
         "idle_used": Figure(rig.IDLE_USED_MIB, f"{rig.IDLE_USED_MIB:,} MiB of {rig.CARD_MIB:,} MiB",
                             "nvidia-smi at idle, memory used on GPU 0"),
-        "idle_share": Figure(rig.idle_share(), quote.pct(rig.idle_share()),
-                             "nvidia-smi at idle, of the card"),
+        "idle_of_card": Figure(idle.of_card, quote.pct(idle.of_card),
+                               "the same over nvidia-smi's total (a coincidence, not the share)"),
+        "idle_measured": Figure(idle.measured_mib, f"{idle.measured_mib:,.0f} MiB",
+                                "the 3090's total as cudaMemGetInfo reports it (23.58 GiB)"),
+        "idle_budget": Figure(idle.budget_mib, f"{idle.budget_mib:,.0f} MiB",
+                              "the budget: 0.90 of that total"),
+        "idle_outside": Figure(idle.outside_mib, f"{idle.outside_mib:,.0f} MiB",
+                               "held beyond the budget: taken before vLLM's snapshot"),
+        "idle_hidden": Figure(idle.hidden_mib, f"{idle.hidden_mib:,.0f} MiB",
+                              "in nvidia-smi's total and not in cudaMemGetInfo's"),
         "log_weights": Figure(log.weights_gib, f"{log.weights_gib:.2f} GiB", "log: weights per GPU"),
         "log_cache": Figure(log.kv_cache_gib, f"{log.kv_cache_gib:.2f} GiB", "log: KV cache per GPU"),
         "log_tokens": Figure(log.kv_tokens, quote.count(log.kv_tokens), "log: pool in tokens"),
@@ -171,7 +183,12 @@ def log_numbers() -> dict[str, Figure]:
                                f"August: concurrency at {step.short_len:,}"),
         "august_long": Figure(step.long_concurrency, f"{step.long_concurrency:.2f}",
                               f"August: concurrency at {step.long_len:,}"),
-        "august_ratio": Figure(step.ratio, f"{step.ratio:.2f}", "after over before (0.5: halved)"),
+        "august_ratio": Figure(step.ratio, f"{step.ratio:.2f}",
+                               "after over before (0.5 if every layer kept a full cache)"),
+        "august_state": Figure(step.state_tokens, quote.count(step.state_tokens),
+                               "the fixed state a request holds, in tokens of cache"),
+        "august_pool": Figure(step.pool_tokens, quote.count(step.pool_tokens),
+                              "the unchanged pool that gives both, in tokens of cache"),
     }
 
 
@@ -182,7 +199,14 @@ def tp_numbers() -> dict[str, Figure]:
     higher = TWO_H100.start(share=HIGHER_SHARE)
     fp8 = TWO_H100.start(weights="fp8")
     four = TWO_H100.start(tp=4)
+    alone = TWO_H100.start(tp=1)
     return {
+        "tp1_weights": Figure(alone.parts.weights_bytes, quote.gb(alone.parts.weights_bytes, 1),
+                              "70B on one H100: weights on its one GPU"),
+        "tp1_card": Figure(alone.parts.gpu_bytes, quote.gb(alone.parts.gpu_bytes),
+                           "the H100 as vLLM measures it"),
+        "tp1_loads": Figure(alone.loads, "loads" if alone.loads else "does not load",
+                            "70B on one H100: the weights"),
         "tp2_budget": Figure(bf16.all_budget_bytes, quote.gb(bf16.all_budget_bytes),
                              "70B, TP=2: budget, in all (both GPUs)"),
         "tp2_weights": Figure(LLAMA_33_70B.weights_bytes, quote.gb(LLAMA_33_70B.weights_bytes),
@@ -209,71 +233,6 @@ def tp_numbers() -> dict[str, Figure]:
     }
 
 
-def format_numbers() -> dict[str, Figure]:
-    """An fp8 cache, FP8 weights and "auto", seed 001's k8v4 step, and its LoRA slots."""
-    fp8 = LLAMA_31_8B.with_dtypes(cache="fp8")
-    fp8_weights = LLAMA_31_8B.with_dtypes(weights="fp8")
-    declared = LLAMA_31_8B.with_dtypes(weights="fp8", declared_cache="fp8")
-    fp8_start = startup(H100_80GB, fp8, VLLM_SHARE, FULL_LENGTH)
-    k8v4 = rig.k8v4_step()
-    lora = rig.lora_cost()
-    return {
-        "fp8_per_token": Figure(fp8.bytes_per_token, kib(fp8.bytes_per_token), "fp8 cache per token"),
-        "fp8_tokens": Figure(fp8_start.tokens, quote.count(fp8_start.tokens), "H100 pool, fp8 cache"),
-        "fp8_weights_auto": Figure(fp8_weights.bytes_per_token, kib(fp8_weights.bytes_per_token),
-                                   "FP8 weights, cache \"auto\": per token"),
-        "fp8_declared_auto": Figure(declared.bytes_per_token, kib(declared.bytes_per_token),
-                                    "FP8 checkpoint declaring an FP8 cache, \"auto\": per token"),
-        "k8v4_before": Figure(k8v4.before, quote.count(k8v4.before), "pool at 262,144, fp8_e4m3"),
-        "k8v4_after": Figure(k8v4.after, quote.count(k8v4.after), "pool at 262,144, k8v4"),
-        "k8v4_gain": Figure(k8v4.gain, quote.pct(k8v4.gain), "k8v4: more tokens, measured"),
-        "k8v4_bits_gain": Figure(k8v4.bits_gain, quote.pct(k8v4.bits_gain), "k8v4: more tokens, by bits"),
-        **{f"k8v4_layout_{head}": Figure(k8v4.layout_gain(head), quote.pct(k8v4.layout_gain(head)),
-                                         f"k8v4: more tokens, by its layout, head size {head}")
-           for head in K8V4_HEADS},
-        "lora_buffers": Figure(lora.buffers_gib, f"{lora.buffers_gib:.2f} GiB",
-                               "LoRA, 8 slots of rank 128: buffers per GPU"),
-        "lora_eight_cache": Figure(lora.eight_slots_cache_gib, f"{lora.eight_slots_cache_gib:.2f} GiB",
-                                   "LoRA, 8 slots: KV cache left"),
-        "lora_eight_starts": Figure(lora.starts_with_eight,
-                                    _starts(lora.starts_with_eight),
-                                    "LoRA, 8 slots: the server"),
-        "lora_one_tokens": Figure(lora.one_slot_tokens, quote.count(lora.one_slot_tokens),
-                                  "LoRA, 1 slot of rank 8: pool"),
-        "lora_none_tokens": Figure(lora.no_lora_tokens, quote.count(lora.no_lora_tokens),
-                                   "no LoRA: pool"),
-        "lora_lost": Figure(lora.tokens_lost, quote.count(lora.tokens_lost), "tokens one slot costs"),
-    }
-
-
-def server_numbers() -> dict[str, Figure]:
-    """llama.cpp's slots, TensorRT-LLM's fraction against vLLM's, two servers on one card."""
-    split = llama_cpp_context(LLAMA_CPP_CTX, LLAMA_CPP_SLOTS)
-    odd = llama_cpp_context(*LLAMA_CPP_ODD)
-    auto = llama_cpp_context(LLAMA_CPP_CTX)
-    budgets = cache_budgets(TRT_FRACTION, H100_80GB, LLAMA_31_8B, PROFILED_BYTES)
-    each = share_each(2)
-    return {
-        "llama_cpp_slot": Figure(split.per_slot, quote.count(split.per_slot),
-                                 f"llama.cpp, --ctx-size {LLAMA_CPP_CTX:,} --parallel "
-                                 f"{LLAMA_CPP_SLOTS}: tokens a slot"),
-        "llama_cpp_odd_slot": Figure(odd.per_slot, quote.count(odd.per_slot),
-                                     f"--ctx-size {LLAMA_CPP_ODD[0]} --parallel "
-                                     f"{LLAMA_CPP_ODD[1]}: tokens a slot (padded to 256)"),
-        "llama_cpp_odd_ctx": Figure(odd.n_ctx, quote.count(odd.n_ctx),
-                                    "the same: the context the cache is sized for"),
-        "llama_cpp_auto_slots": Figure(auto.slots, quote.count(auto.slots),
-                                       "no --parallel (the default): slots, sharing one cache"),
-        "llama_cpp_auto_slot": Figure(auto.per_slot, quote.count(auto.per_slot),
-                                      f"the same, --ctx-size {LLAMA_CPP_CTX:,}: tokens a slot may use"),
-        "vllm_cache_09": Figure(budgets.vllm_bytes, quote.gb(budgets.vllm_bytes),
-                                "H100, 8B: vLLM's cache at 0.9"),
-        "trt_cache_09": Figure(budgets.tensorrt_llm_bytes, quote.gb(budgets.tensorrt_llm_bytes),
-                               "H100, 8B: TensorRT-LLM's cache at 0.9"),
-        "two_servers_share": Figure(each, f"{each:g}", "share for each of two servers on one card"),
-    }
-
-
 def real_server_numbers() -> dict[str, Figure]:
     """Every number notebook 5 quotes, in the notebook's order."""
     return {**h100_numbers(), **qwen_numbers(), **log_numbers(), **tp_numbers(),
@@ -281,23 +240,27 @@ def real_server_numbers() -> dict[str, Figure]:
 
 
 def walk(launch: Startup) -> Say:
-    """A launch, step by step in vLLM 0.33's order, per GPU, with its numbers."""
+    """A launch, step by step in vLLM 0.33's order, per GPU, with its numbers; a launch whose
+    weights pass the card stops at step 2."""
     p, tp = launch.parts, launch.tp
     split = f" (1/{tp} of {quote.gb(p.model.weights_bytes, 2)})" if tp > 1 else ""
     each = " on each GPU" if tp > 1 else ""  # with several GPUs, say whose memory it is
+    snapshot = (f"1. **Snapshot.** {p.gpu.name}: {quote.gb(p.gpu_bytes)} of memory{each}, the "
+                f"total cudaMemGetInfo reports; the budget is {p.share}% of that, "
+                f"{quote.gb(p.allowed_bytes)}{each}, whatever is free.")
+    load = f"2. **Load the weights.** {p.model.name}: {quote.gb(p.weights_bytes, 2)} on each GPU{split}"
+    if not launch.loads:
+        stop = f"{load}, more than the card holds: the launch stops here. {launch.error()}"
+        return Say(f"{snapshot}\n{stop}")
     check = (f"passes: the pool holds {launch.concurrency:.2f} of them, as the log will say."
              if launch.starts else f"fails: {launch.error()}")
-    return Say("\n".join([
-        f"1. **Snapshot.** {p.gpu.name}: {quote.gb(p.gpu_bytes)} of memory{each}, the total "
-        f"cudaMemGetInfo reports; the budget is {p.share}% of that, {quote.gb(p.allowed_bytes)}"
-        f"{each}, whatever is free.",
-        f"2. **Load the weights.** {p.model.name}: {quote.gb(p.weights_bytes, 2)} on each GPU{split}.",
-        f"3. **Profile.** Activations, CUDA graphs and workspace: {quote.gb(p.reserve_bytes)}"
-        f"{each} (assumed here; vLLM measures it).",
-        f"4. **Subtract.** KV pool{each} = {quote.gb(p.allowed_bytes)} - {quote.gb(p.weights_bytes, 2)} - "
-        f"{quote.gb(p.reserve_bytes)} = {quote.gb(p.pool_bytes, 2)} ({gib(max(p.pool_bytes, 0))}), "
-        f"{quote.count(p.blocks)} blocks of 16 tokens.",
-        f"5. **Check.** One block is held back (the null block, since vLLM {NULL_BLOCK_SINCE}); "
-        f"one request of max_model_len = {launch.longest:,} tokens needs "
-        f"{gib(launch.needed_bytes)}{each}; the check {check}",
-    ]))
+    profile = (f"3. **Profile.** Activations, CUDA graphs and workspace: "
+               f"{quote.gb(p.reserve_bytes)}{each} (assumed here; vLLM measures it).")
+    subtract = (f"4. **Subtract.** KV pool{each} = {quote.gb(p.allowed_bytes)} - "
+                f"{quote.gb(p.weights_bytes, 2)} - {quote.gb(p.reserve_bytes)} = "
+                f"{quote.gb(p.pool_bytes, 2)} ({gib(max(p.pool_bytes, 0))}), "
+                f"{quote.count(p.blocks)} blocks of 16 tokens.")
+    verdict = (f"5. **Check.** One block is held back (the null block, since vLLM "
+               f"{NULL_BLOCK_SINCE}); one request of max_model_len = {launch.longest:,} tokens "
+               f"needs {gib(launch.needed_bytes)}{each}; the check {check}")
+    return Say("\n".join([snapshot, load + ".", profile, subtract, verdict]))

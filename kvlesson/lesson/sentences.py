@@ -14,6 +14,7 @@ import pandas as pd
 
 from kvlesson.arguments import whole
 from kvlesson.lesson import quote
+from kvlesson.lesson.card_sentences import Reading, card_phrase, card_tag
 from kvlesson.lesson.quote import Say
 from kvlesson.memory.floor import (
     BLOCK_TOKENS,
@@ -33,27 +34,23 @@ from kvlesson.serving.chats import Chat
 from kvlesson.serving.server import LESSON_LONGEST, Step
 from kvlesson.serving.sweep import (
     CAPS,
-    PAYS,
-    cap_for_wait,
     cap_sweep,
-    knee,
-    prefill_floor,
-    prefill_seconds,
     stops_paying,
 )
 
 
 def setting(gpu: GPU, model: Model, share: int, longest: int, cap: int,
-            reserve_bytes: float = RESERVE_BYTES) -> Say:
-    """The notebook's setting in one paragraph: the card, the model, the three settings."""
+            reserve_bytes: float = RESERVE_BYTES, measured: bool = False) -> Say:
+    """The notebook's setting in one paragraph: the card (and how it is read, with the reserve
+    that goes with that reading), the model, the three settings."""
+    reading = Reading(gpu, measured and gpu.measured_bytes is not None, reserve_bytes)
     return Say(
-        f"**The setting.** One {gpu.name} with {quote.gb(gpu.memory_bytes)} of memory "
-        f"({gpu.peak_flops / 1e12:,.0f} TFLOP/s at peak, {gpu.bandwidth / 1e9:,.0f} GB/s), serving "
-        f"{model.name}: {quote.count(model.params)} weights of {model.bytes_per_number} bytes, "
+        f"**The setting.** The card: {card_phrase(reading)}; {gpu.peak_flops / 1e12:,.0f} TFLOP/s "
+        f"at peak, {gpu.bandwidth / 1e9:,.0f} GB/s. The model: {model.name}, "
+        f"{quote.count(model.params)} weights of {model.bytes_per_number} bytes, "
         f"{quote.gb(model.weights_bytes, 2)}, and {quote.count(model.bytes_per_token)} bytes of "
         f"cache per token. Memory share {share}%, longest chat {longest:,} tokens, at most {cap} "
-        f"chats at once; a working reserve of {quote.gb(reserve_bytes)}; blocks of "
-        f"{BLOCK_TOKENS} tokens.")
+        f"chats at once; blocks of {BLOCK_TOKENS} tokens.")
 
 
 @dataclass(frozen=True)
@@ -72,14 +69,21 @@ def floor_view(share: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
         over = (f", {quote.gb(needed - parts.allowed_bytes, 2)} more than that"
                 if needed > parts.allowed_bytes else "")
         return FloorView(parts, Say(
-            f"At a {share}% share the server may use {quote.gb(parts.allowed_bytes)}, but the "
+            f"At {quote.share(share)} the server may use {quote.gb(parts.allowed_bytes)}, but the "
             f"weights ({weights}) and the reserve ({reserve}) need {quote.gb(needed, 2)}{over}: "
-            f"no block is left for the cache pool, so the server **cannot start**."))
+            f"no block is left for the cache pool, so the server **cannot start**."
+            f"{_card(gpu, reserve_bytes)}"))
     return FloorView(parts, Say(
-        f"At a {share}% share the server may use {quote.gb(parts.allowed_bytes)}. After the "
+        f"At {quote.share(share)} the server may use {quote.gb(parts.allowed_bytes)}. After the "
         f"weights ({weights}) and the reserve ({reserve}), the cache pool gets "
         f"{quote.gb(parts.pool_bytes)} ({quote.count(parts.blocks)} blocks, "
-        f"{quote.count(parts.tokens)} tokens); {quote.gb(parts.unused_bytes)} is left unused."))
+        f"{quote.count(parts.tokens)} tokens); {quote.gb(parts.unused_bytes)} is left unused."
+        f"{_card(gpu, reserve_bytes)}"))
+
+
+def _card(gpu: GPU, reserve_bytes: float) -> str:
+    """The card an explorer's caption draws, as its last sentence."""
+    return f" Card: {card_tag(gpu, reserve_bytes)}."
 
 
 @dataclass(frozen=True)
@@ -92,22 +96,22 @@ class CeilingView:
 def ceiling_view(share: int, longest: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
                  reserve_bytes: float = RESERVE_BYTES) -> CeilingView:
     """Chats that fit with blocks and with the ceiling reserved, and whether the server starts."""
-    kw = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
+    kw = {"gpu": gpu, "model": model, "reserve_bytes": reserve_bytes}
     blocks, held = room(share, longest, **kw), room(share, longest, reserved=True, **kw)
     typical = min(TYPICAL_CHAT, longest)
     need = (f"one chat of {longest:,} tokens needs {blocks.per_longest:,} blocks and the pool "
             f"has {blocks.parts.blocks:,}")
     if not blocks.starts:
         return CeilingView(blocks, held, Say(
-            f"The server will **not** start: {need}, so it serves no chats at all. A ceiling of "
-            f"{quote.count(blocks.parts.tokens)} tokens or less would start at this share."
-            if blocks.parts.blocks else
-            f"The server will **not** start: {need}, so it serves no chats at all, whatever "
-            f"the ceiling."))
+            (f"The server will **not** start: {need}, so it serves no chats at all. A ceiling of "
+             f"{quote.count(blocks.parts.tokens)} tokens or less would start at this share."
+             if blocks.parts.blocks else
+             f"The server will **not** start: {need}, so it serves no chats at all, whatever "
+             f"the ceiling.") + _card(gpu, reserve_bytes)))
     return CeilingView(blocks, held, Say(
         f"The server starts: {need}. Chats of {typical:,} tokens at once: {blocks.typical:,} "
         f"with blocks handed out as they grow, {held.typical:,} with {longest:,} tokens held "
-        f"for each."))
+        f"for each." + _card(gpu, reserve_bytes)))
 
 
 @dataclass(frozen=True)
@@ -118,20 +122,24 @@ class SweepView:
     sweep: pd.DataFrame | None
     knee: int | None
     problem: str = ""
+    card: str = ""
 
     def caption(self, cap: int) -> Say:
         """A sentence about the sweep, read at `cap`."""
         if self.sweep is None:
-            return Say(self.problem)
-        head = (f"At a {self.share}% share a doubling of the cap stops paying after {self.knee}. "
-                if self.knee else f"At a {self.share}% share every doubling of the cap pays. ")
+            return Say(self.problem + self.card)
+        at = quote.share(self.share)
+        head = (f"At {at} doubling the cap stops paying at {self.knee}: the step from "
+                f"{self.knee} to {2 * self.knee} adds under 10% to tokens/s. " if self.knee
+                else f"At {at} every doubling of the cap pays. ")
         row = self.sweep[self.sweep["cap"] == cap]
         if not len(row):
-            return Say(head)
+            return Say(head + self.card.strip())
         r = row.iloc[0]
         return Say(head + f"Cap {cap}: {quote.count(r.tokens_per_s)} tokens/s, a wait of "
-                   f"{quote.one(r.wait_ms)} ms between words, {quote.one(r.avg_running)} chats "
-                   f"running on average, {counted(int(r.pauses), 'pause')}.")
+                   f"{quote.one(r.wait_ms)} ms between words, on average "
+                   f"{quote.average(r.avg_running, 'chats')} running, "
+                   f"{counted(int(r.pauses), 'pause')}." + self.card)
 
 
 def sweep_view(chats: list[Chat], share: int, longest: int = LESSON_LONGEST,
@@ -143,8 +151,8 @@ def sweep_view(chats: list[Chat], share: int, longest: int = LESSON_LONGEST,
                           reserve_bytes=reserve_bytes, engine="fast")
     except ServerWontStart as error:
         text = str(error)
-        return SweepView(share, None, None, text[0].upper() + text[1:])
-    return SweepView(share, sweep, stops_paying(sweep))
+        return SweepView(share, None, None, text[0].upper() + text[1:], _card(gpu, reserve_bytes))
+    return SweepView(share, sweep, stops_paying(sweep), card=_card(gpu, reserve_bytes))
 
 
 @dataclass(frozen=True)
@@ -186,10 +194,11 @@ def gib_reading(share: int, gpu: GPU, model: Model,
         return Say(f"The {gpu.name}'s memory is not a whole number of GB, so there is no GiB reading.")
     as_gb, as_gi = two.gb, two.gib
     if not as_gb.parts.blocks:
-        return Say(f"At a {share}% share neither reading leaves {model.name} a pool worth comparing.")
+        return Say(f"At {quote.share(share)} neither reading leaves {model.name} a pool worth "
+                   f"comparing.")
     return Say(
         f"Read as {gpu.memory_bytes // 10**9} GiB ({quote.count(as_gi.parts.gpu_bytes)} bytes), the "
-        f"card at a {share}% share gives a pool of {quote.gb(as_gi.parts.pool_bytes)} "
+        f"card at {quote.share(share)} gives a pool of {quote.gb(as_gi.parts.pool_bytes)} "
         f"({quote.count(as_gi.parts.blocks)} blocks, {quote.count(as_gi.typical)} chats of "
         f"{TYPICAL_CHAT:,}) against {quote.gb(as_gb.parts.pool_bytes)} "
         f"({quote.count(as_gb.parts.blocks)} blocks, {quote.count(as_gb.typical)} chats). The card "
@@ -203,7 +212,7 @@ def first_block(gpu: GPU, model: Model, reserve_bytes: float = RESERVE_BYTES) ->
     if share is None:
         return Say(f"Even at 100% the weights and the reserve leave no block: {model.name} does "
                    f"not fit on one {gpu.name} with room for a cache.")
-    return Say(f"Below a {share}% share the weights and the reserve leave no block at all: the "
+    return Say(f"Below {quote.share(share)} the weights and the reserve leave no block at all: the "
                f"server could not hold a single token of any chat.")
 
 
@@ -229,71 +238,6 @@ def chats_summary(chats: list[Chat]) -> Say:
         f"{quote.count(sum(replies) / len(chats))}).")
 
 
-def knee_story(sweep: pd.DataFrame, pays: float = PAYS) -> Say:
-    """Where a doubling of the cap stops paying, with the gains that say so."""
-    k = knee(sweep, pays)
-    if k is None:
-        return Say(f"Every doubling in this sweep adds at least {quote.pct(pays, 0)} to tokens/s.")
-    least = (f"Every doubling up to {k.cap} adds at least {quote.pct(k.least_gain)} to tokens/s. "
-             if k.least_gain is not None else "")
-    return Say(
-        f"{least}The step from {k.cap} to {k.next_cap} adds {quote.pct(k.gain)}, under the "
-        f"{quote.pct(pays, 0)} that makes a doubling pay, while the wait between words grows "
-        f"{k.wait_ratio:.2f} times, so `stops_paying` gives {k.cap}.")
-
-
-def wait_targets(sweep: pd.DataFrame, targets_ms: tuple[float, ...] = (30, 50)) -> Say:
-    """A target for the wait between words picks a cap too: the largest cap within it."""
-    picks = [f"{cap} for {target:g} ms" if (cap := cap_for_wait(sweep, target)) is not None
-             else f"none for {target:g} ms" for target in targets_ms]
-    return Say(f"A target for the wait picks a cap as well: {', '.join(picks)}.")
-
-
-def prefill_story(chats: list[Chat], gpu: GPU, model: Model) -> Say:
-    """The prefill floor: reading every prompt once takes time no cap can remove."""
-    floor = prefill_floor(chats, gpu, model)
-    mean = round(floor.prompt_tokens / len(chats))
-    return Say(
-        f"Reading the {quote.count(floor.prompt_tokens)} prompt tokens takes at least "
-        f"{floor.seconds:.1f} s of arithmetic, {floor.per_token_s * 1e6:.1f} us a token, so no cap "
-        f"can write the {quote.count(floor.reply_tokens)} reply tokens faster than "
-        f"{quote.count(floor.max_tokens_per_s)} tokens/s. A prompt of the mean {mean:,} tokens "
-        f"alone takes {quote.ms(prefill_seconds(mean, gpu, model))} of arithmetic: a step that "
-        f"reads it is long for every chat in it.")
-
-
-def pool_story(sweep: pd.DataFrame, share: int, tokens: int) -> Say:
-    """One share's sweep in a sentence: tokens/s and pauses at each cap from 32."""
-    parts = [f"cap {int(r.cap)}: {quote.count(r.tokens_per_s)} tokens/s, {int(r.pauses)} pauses"
-             for r in sweep.itertuples() if r.cap >= 32]
-    best = int(sweep.loc[sweep["tokens_per_s"].idxmax(), "cap"])
-    return Say(f"At {share}% ({quote.count(tokens)} tokens of pool): {'; '.join(parts)}. "
-               f"The best cap here is {best}.")
-
-
-def reserved_story(chats: list[Chat], share: int, longest: int, cap: int, gpu: GPU,
-                   model: Model, reserve_bytes: float = RESERVE_BYTES) -> Say:
-    """Blocks against the full ceiling reserved, at a cap high enough not to bind."""
-    kw = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
-    try:
-        grow = cap_sweep(chats, [cap], share, longest, **kw).iloc[0]
-    except ServerWontStart as error:
-        return Say(str(error))
-    held = []
-    for ceiling in (longest, 4 * longest):
-        try:
-            r = cap_sweep(chats, [cap], share, ceiling, reserved=True, **kw).iloc[0]
-        except ServerWontStart:
-            held.append(f"with {ceiling:,} held for each, the server does not start")
-            continue
-        held.append(f"with {ceiling:,} held for each, {quote.count(r.tokens_per_s)} tokens/s, "
-                    f"{quote.one(r.avg_running)} running and a wait of {quote.one(r.wait_ms)} ms")
-    return Say(
-        f"At cap {cap} and a ceiling of {longest:,}, blocks give {quote.count(grow.tokens_per_s)} "
-        f"tokens/s with {quote.one(grow.avg_running)} chats running on average and a wait of "
-        f"{quote.one(grow.wait_ms)} ms. Reserving gives less: " + "; ".join(held) + ".")
-
-
 def trace_story(steps: list[Step]) -> Say:
     """A small run told step by step: every step in which something happened, and the total."""
     lines = [pause_view(steps, i).caption for i, step in enumerate(steps)
@@ -307,7 +251,18 @@ def trace_story(steps: list[Step]) -> Say:
 def pause_count(result, share: int) -> Say:
     """One run's pauses in a sentence: how often, and how much cache was rebuilt."""
     return Say(
-        f"At a {share}% share and cap {result.cap}: {result.pauses} pauses, "
+        f"At {quote.share(share)} and cap {result.cap}: {counted(result.pauses, 'pause')}, "
         f"{quote.count(result.rebuilt_tokens)} tokens of cache rebuilt, "
-        f"{quote.one(result.avg_running)} chats running on average, "
+        f"on average {quote.average(result.avg_running, 'chats')} running, "
         f"{quote.count(result.tokens_per_s)} tokens/s.")
+
+
+def typical_size(chats: list[Chat]) -> Say:
+    """Where the typical chat's 2,000 tokens come from: about the mean chat of the lesson."""
+    prompt = sum(c.prompt for c in chats) / len(chats)
+    reply = sum(c.reply for c in chats) / len(chats)
+    return Say(
+        f"A typical chat is {TYPICAL_CHAT:,} tokens, prompt and reply together: about the mean "
+        f"of the lesson's {counted(len(chats), 'chat')} (notebook 3), whose prompts average "
+        f"{quote.count(prompt)} tokens and replies {quote.count(reply)}, "
+        f"{quote.count(prompt + reply)} tokens in all.")

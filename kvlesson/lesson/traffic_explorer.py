@@ -9,15 +9,19 @@ course extra (ipywidgets).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 import ipywidgets as w
 from matplotlib.figure import Figure
 
 from kvlesson.arguments import positive, whole
+from kvlesson.lesson import quote
+from kvlesson.lesson.card_sentences import card_tag
 from kvlesson.lesson.charts import BLUE, GREY, VERMILION
 from kvlesson.lesson.explorers import Explorer, slider
+from kvlesson.memory.floor import RESERVE_BYTES
+from kvlesson.memory.specs import A100_80GB
 from kvlesson.memory.units import counted
 from kvlesson.serving.arrivals import poisson_arrivals
 from kvlesson.serving.chats import Chat, as_chats, lesson_chats
@@ -43,6 +47,7 @@ class TrafficView:
     ttft_s: list[float]
     tpot_s: list[float]
     report: Latency
+    card: str = ""
 
     @property
     def caption(self) -> str:
@@ -51,8 +56,9 @@ class TrafficView:
         return (f"**{counted(self.rate, 'chat')} a second, cap {self.cap}, {budget}:** time to first "
                 f"token p50 {r.ttft.p50:.2f} s, p95 {r.ttft.p95:.2f} s, p99 {r.ttft.p99:.2f} s; "
                 f"TPOT p95 {r.tpot.p95 * 1000:.1f} ms; every gap between tokens (ITL) p99 "
-                f"{r.itl.p99 * 1000:.1f} ms, worst {r.itl.worst * 1000:.0f} ms; "
-                f"{r.tokens_per_s:,.0f} tokens/s; at most {r.most_waiting} waiting; {counted(r.pauses, 'pause')}.")
+                f"{quote.duration(r.itl.p99)}, worst {quote.duration(r.itl.worst)}; "
+                f"{r.tokens_per_s:,.0f} tokens/s; at most {r.most_waiting} waiting; "
+                f"{counted(r.pauses, 'pause')}." + (f" Card: {self.card}." if self.card else ""))
 
 
 def traffic_view(chats: list[Chat], rate: float, budget: int | None, cap: int,
@@ -60,8 +66,9 @@ def traffic_view(chats: list[Chat], rate: float, budget: int | None, cap: int,
     """The chats arriving at `rate` a second (Poisson, `seed`), served with this budget and cap."""
     result = serve_fast(poisson_arrivals(chats, rate, seed), cap, budget=budget, **settings)
     times = chat_times(result).sort_values("sent_s")
+    card = card_tag(settings.get("gpu", A100_80GB), settings.get("reserve_bytes", RESERVE_BYTES))
     return TrafficView(rate, budget, cap, list(times["ttft_s"]), list(times["tpot_s"]),
-                       latency(result))
+                       latency(result), card)
 
 
 class TrafficChart:

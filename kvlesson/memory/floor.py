@@ -217,7 +217,7 @@ class Readings:
 def readings(share: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
              reserve_bytes: float = RESERVE_BYTES) -> Readings:
     """The floor at `share` with the card read as GB and as GiB (chats of 2,000 that fit)."""
-    kw = dict(model=model, reserve_bytes=reserve_bytes)
+    kw = {"model": model, "reserve_bytes": reserve_bytes}
     return Readings(room(share, TYPICAL_CHAT, gpu=gpu, **kw),
                     room(share, TYPICAL_CHAT, gpu=as_gib(gpu), **kw))
 

@@ -15,8 +15,9 @@ give instead, rather than return a wrong number:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from kvlesson.arguments import whole
 
@@ -29,6 +30,15 @@ HYBRID_KEYS = ("full_attention_interval", "attn_layer_period", "layers_block_typ
                "hybrid_override_pattern", "attn_type_list", "linear_num_key_heads")
 # Keys by which mixture-of-experts configs give their experts (Mixtral, Qwen MoE, DeepSeek).
 EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
+# The keys vLLM 0.33 reads a model's longest context from, the smallest winning, and
+# model_max_length over all (derive_max_model_len_and_key,
+# vllm/transformers_utils/model_arch_config_convertor.py:374-407).
+CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
+                "model_max_length", "max_target_positions", "max_sequence_length",
+                "max_seq_length", "seq_len")
+# RoPE types whose max_position_embeddings is already the scaled length, so vLLM does not
+# multiply it by the factor again (vllm/config/model.py:2611-2618).
+SCALED_ROPE = ("su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling")
 
 
 def load(config: Mapping[str, Any] | str | Path) -> Mapping[str, Any]:
@@ -73,9 +83,35 @@ def model_fields(config: Mapping[str, Any], cache_layers: int | None = None,
         layers_with_cache = layers
     if params is None:
         params = _llama_style_params(config, hidden, layers, heads, kv_heads, head_size, vocab, inner)
+    context, key = derived_context(config)
     return {"name": config.get("_name_or_path", "model"), "params": whole("params", params, 1),
             "layers": layers_with_cache, "kv_heads": kv_heads, "head_size": head_size,
-            "bytes_per_number": DTYPE_BYTES[dtype], "heads": heads}
+            "bytes_per_number": DTYPE_BYTES[dtype], "heads": heads, "context": context,
+            "context_key": key, "hybrid": _is_hybrid(config)}
+
+
+def derived_context(config: Mapping[str, Any]) -> tuple[int | None, str]:
+    """The longest request the config allows, as vLLM 0.33 derives it, and the key it comes
+    from: the smallest of the length keys, `model_max_length` over all, times a RoPE
+    scaling factor unless the RoPE type is one whose length is already scaled (llama3,
+    yarn, ...). (None, "max_position_embeddings") when the config gives no length.
+
+    >>> derived_context({"max_position_embeddings": 32768})
+    (32768, 'max_position_embeddings')
+    """
+    found = [(config[key], key) for key in CONTEXT_KEYS if isinstance(config.get(key), int)]
+    if not found:
+        return None, "max_position_embeddings"
+    length, key = min(found)
+    if isinstance(config.get("model_max_length"), int):
+        length, key = config["model_max_length"], "model_max_length"
+    rope = config.get("rope_scaling") or config.get("rope_parameters")
+    if isinstance(rope, Mapping):
+        kind = rope.get("rope_type") or rope.get("type") or "default"
+        factor = rope.get("factor")
+        if kind not in SCALED_ROPE and isinstance(factor, (int, float)) and factor:
+            length = int(length * factor)
+    return whole(key, length, 1), key
 
 
 def _llama_style_params(config: Mapping[str, Any], hidden: int, layers: int, heads: int,
@@ -93,6 +129,14 @@ def _llama_style_params(config: Mapping[str, Any], hidden: int, layers: int, hea
     return vocab * hidden + layers * per_layer + hidden + head
 
 
+def _is_hybrid(config: Mapping[str, Any]) -> bool:
+    """True for a config with layers that keep a state, not a KV cache (linear attention,
+    Mamba): the keys of HYBRID_KEYS, or a `layer_types` list with other kinds than attention."""
+    kinds = set(config.get("layer_types") or ())
+    return bool(kinds - {"full_attention", "sliding_attention"}
+                or any(config.get(key) is not None for key in HYBRID_KEYS))
+
+
 def _refuse_what_it_cannot_size(config: Mapping[str, Any], layers: int,
                                 cache_layers: int | None, params: int | None) -> None:
     """Raise ValueError for configs whose cache or size the plain formula gets wrong."""
@@ -105,16 +149,17 @@ def _refuse_what_it_cannot_size(config: Mapping[str, Any], layers: int,
             f"head_size={latent / 2:g}) by hand (K and V count twice in the formula), with params "
             f"from the model card")
     kinds = set(config.get("layer_types") or ())
-    hybrid = [key for key in HYBRID_KEYS if config.get(key) is not None]
-    if kinds - {"full_attention", "sliding_attention"} or hybrid:
+    if _is_hybrid(config):
         full = sum(kind == "full_attention" for kind in config.get("layer_types") or ())
         hint = f" (its layer_types lists {full} full_attention layers)" if full else ""
         if cache_layers is None or params is None:
             raise ValueError(
                 f"this is a hybrid model{hint}: only some of its {layers} layers keep a KV cache, "
-                f"and its other layers are not sized by the Llama formula. Give "
-                f"cache_layers= (the number of layers that keep a KV cache) and params= "
-                f"(the parameter count from the model card)")
+                f"and its other layers keep a fixed state per request, which vLLM keeps in the "
+                f"same pool, so no per-token formula sizes that pool. Give cache_layers= (the "
+                f"number of layers that keep a KV cache) and params= (the parameter count from "
+                f"the model card) to size the weights and the KV cache alone; read the pool "
+                f"from the server's log")
         return
     window = config.get("sliding_window")
     windowed = ("sliding_attention" in kinds

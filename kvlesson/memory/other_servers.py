@@ -117,3 +117,26 @@ def cache_budgets(fraction: float, gpu: GPU, model: Model, reserve_bytes: float)
     total = gpu.total_bytes
     vllm = fraction * total - model.weights_bytes - reserve
     return CacheBudgets(vllm, fraction * (total - model.weights_bytes - reserve))
+
+
+TGI_WIGGLE_ROOM = 0.90  # TGI_WIGGLE_ROOM's default, server/.../models/globals.py:32 (v3.3.7)
+
+
+def tgi_kv_bytes(free_bytes: float, total_bytes: float, fraction: float = 1.0,
+                 wiggle: float = TGI_WIGGLE_ROOM) -> float:
+    """The memory TGI (v3.3.7) gives its KV blocks after its warm-up batch: what is free then,
+    less (1 - wiggle x fraction) of the card's total, never below 0. `fraction` is
+    `--cuda-memory-fraction` (default 1.0), so by default a tenth of the card stays out.
+    (get_cuda_free_memory, server/text_generation_server/utils/import_utils.py:13-17, called
+    with MEMORY_FRACTION * TGI_WIGGLE_ROOM in models/flash_causal_lm.py:1556-1562; the warm-up
+    batch's own blocks are added back.)
+
+    >>> round(tgi_kv_bytes(60e9, 80e9) / 1e9, 1)
+    52.0
+    """
+    free = positive("free_bytes", free_bytes, zero_ok=True)
+    total = positive("total_bytes", total_bytes)
+    for name, value in (("fraction", fraction), ("wiggle", wiggle)):
+        if not 0 < positive(name, value) <= 1:
+            raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+    return max(0.0, free - (1 - wiggle * fraction) * total)

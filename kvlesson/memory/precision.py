@@ -44,7 +44,7 @@ def precisions(weights: str, cache: str = "auto", declared_cache: str | None = N
         if declared_cache is not None:
             cache_bits = _lookup("declared_cache", declared_cache, CACHE_BITS)
         else:
-            cache_bits = MODEL_DTYPE_BITS if weight_bits < MODEL_DTYPE_BITS else weight_bits
+            cache_bits = max(weight_bits, MODEL_DTYPE_BITS)
     else:
         cache_bits = _lookup("cache", cache, CACHE_BITS, extra=("auto",))
     return Precisions(weight_bits // 8, cache_bits)

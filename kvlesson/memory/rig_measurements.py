@@ -6,6 +6,19 @@ vLLM's logs, not computed from a config: the model's config is not public,
 and a hybrid model's pool also holds the state of its linear-attention layers,
 which the per-token formula leaves out. So this module holds the logged
 figures, and the functions derive only what follows from them by arithmetic.
+
+Two things the per-token formula of a dense model does not tell about this rig:
+
+* a hybrid model's request holds a fixed state for its linear-attention layers,
+  whatever its length, in the same pool as the attention layers' cache; vLLM
+  0.33 counts it in the concurrency it logs (`MambaSpec.max_memory_usage_bytes`,
+  vllm/v1/kv_cache_interface.py:1135-1141, summed per request in
+  vllm/v1/core/kv_cache_utils.py:1061-1094). So doubling the length does not halve
+  the full-length requests: `LimitStep` finds the pool and the state that give
+  both logged figures;
+* nvidia-smi counts the card's whole 24,576 MiB, of which cudaMemGetInfo reports
+  24,146 (23.58 GiB): vLLM's share is of the second, and the process holds a little
+  more than its share, what it took before it measured the card (`IdleReading`).
 """
 
 from __future__ import annotations
@@ -48,14 +61,59 @@ def rig_check() -> LogCheck:
     return check_log(rig_log(), RIG_GPU, RIG_SHARE, tp=RIG_TP)
 
 
-def idle_share() -> float:
-    """What nvidia-smi's "memory used" at idle is, as a fraction of the card: the share claimed."""
-    return IDLE_USED_MIB / CARD_MIB
+MIB = 2**20
+
+
+@dataclass(frozen=True)
+class IdleReading:
+    """nvidia-smi's "memory used" at idle beside the budget vLLM claimed, all in MiB.
+
+    The budget is the share of cudaMemGetInfo's total (`measured_mib`). The process
+    also holds what it allocated before vLLM took its memory snapshot, outside the
+    budget: the CUDA context, NCCL's buffers, cuBLAS's handles (vLLM 0.33 takes the
+    snapshot after them, vllm/v1/worker/gpu_worker.py:500-543). nvidia-smi counts the
+    whole card (`card_mib`), which is more than cudaMemGetInfo's total by
+    `hidden_mib`. So 22,112 of 24,576 is 90.0% only by a coincidence of two bases.
+    """
+
+    used_mib: int
+    card_mib: int
+    measured_mib: float
+    share: int
+
+    @property
+    def budget_mib(self) -> float:
+        return self.share / 100 * self.measured_mib
+
+    @property
+    def outside_mib(self) -> float:
+        """What the process holds beyond its budget: used - budget (the snapshot's baseline)."""
+        return self.used_mib - self.budget_mib
+
+    @property
+    def hidden_mib(self) -> float:
+        """What nvidia-smi counts in the card's total and cudaMemGetInfo does not."""
+        return self.card_mib - self.measured_mib
+
+    @property
+    def of_card(self) -> float:
+        """nvidia-smi's used over its own total: 0.900, a coincidence, not the share."""
+        return self.used_mib / self.card_mib
+
+
+def idle_reading() -> IdleReading:
+    """GPU 0 of the rig at idle: 22,112 MiB used of 24,576, against a budget of 0.90 x 24,146."""
+    return IdleReading(IDLE_USED_MIB, CARD_MIB, RIG_GPU.total_bytes / MIB, RIG_SHARE)
 
 
 @dataclass(frozen=True)
 class LimitStep:
-    """Doubling the context limit: full-length requests the pool holds before and after."""
+    """Doubling the context limit: full-length requests the pool holds before and after.
+
+    With an unchanged pool of P token-equivalents and a fixed state of S
+    token-equivalents per request, the concurrency at a length L is P / (L + S):
+    two logged figures give P and S (`pool_tokens`, `state_tokens`).
+    """
 
     short_len: int
     short_concurrency: float
@@ -68,8 +126,25 @@ class LimitStep:
 
     @property
     def ratio(self) -> float:
-        """After over before: 0.5 if the pool had stayed put."""
+        """After over before: 0.5 for a model whose every layer keeps a full cache, more for a
+        hybrid one, whose fixed state per request does not double."""
         return self.long_concurrency / self.short_concurrency
+
+    @property
+    def state_tokens(self) -> float:
+        """S, the fixed state a request holds, in tokens of cache, if the pool stayed put:
+        P / (L1 + S) = c1 and P / (L2 + S) = c2 give S = (c2 L2 - c1 L1) / (c1 - c2)."""
+        c1, c2 = self.short_concurrency, self.long_concurrency
+        return (c2 * self.long_len - c1 * self.short_len) / (c1 - c2)
+
+    @property
+    def pool_tokens(self) -> float:
+        """P, the unchanged pool, in tokens of cache: c1 x (L1 + S)."""
+        return self.short_concurrency * (self.short_len + self.state_tokens)
+
+    def concurrency_at(self, length: int) -> float:
+        """Requests of `length` tokens the pool holds at once, each with its state."""
+        return self.pool_tokens / (length + self.state_tokens)
 
 
 def august_step() -> LimitStep:
@@ -142,6 +217,14 @@ def lora_cost() -> LoraCost:
     return LoraCost(LORA_EIGHT_SLOTS["model_gib"] - LORA_NONE["weights_gib"],
                     LORA_EIGHT_SLOTS["kv_cache_gib"], LORA_ONE_SLOT["tokens"],
                     LORA_NONE["tokens"])
+
+
+def rig_concurrency_at(length: int) -> float:
+    """The rig's pool (RIG_LOG) at another length, with the August step's fixed state per
+    request: fewer requests than tokens / length, which assumes no state."""
+    log = rig_log()
+    state = august_step().state_tokens
+    return log.kv_tokens * (log.concurrency_len + state) / log.concurrency_len / (length + state)
 
 
 def dense_bytes_per_token(check: LogCheck) -> float:

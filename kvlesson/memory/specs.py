@@ -13,12 +13,13 @@ typed in, and a model can be built from a Hugging Face `config.json`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from kvlesson.arguments import of_type, positive, whole
-from kvlesson.memory import hf_config
+from kvlesson.memory import config_refusals, hf_config
 from kvlesson.memory.precision import precisions
 
 GIB = 2**30  # one gibibyte, the "GiB" reading of a card's memory
@@ -63,7 +64,12 @@ class Model:
     cache (all of them in a plain decoder). `cache_bits` is the cache's
     precision when it differs from the weights' (None: the same). `heads` is
     the count of attention (query) heads, which tensor parallel splits too
-    (None: not known, and then only the KV heads are checked).
+    (None: not known, and then only the KV heads are checked). `context` is
+    the longest request the config allows (vLLM's "derived max_model_len",
+    from `max_position_embeddings` or the key named by `context_key`; None:
+    not known, no limit is checked). `hybrid` marks a model some of whose
+    layers keep a fixed state per request instead of a KV cache (linear
+    attention, Mamba): `layers` then counts only the layers with a KV cache.
     """
 
     name: str
@@ -74,6 +80,9 @@ class Model:
     bytes_per_number: int = 2
     cache_bits: int | None = None
     heads: int | None = None
+    context: int | None = None
+    context_key: str = "max_position_embeddings"
+    hybrid: bool = False
 
     def __post_init__(self) -> None:
         of_type("name", self.name, str)
@@ -83,6 +92,10 @@ class Model:
             whole("cache_bits", self.cache_bits, 1, 32)
         if self.heads is not None:
             whole("heads", self.heads, 1)
+        if self.context is not None:
+            whole("context", self.context, 1)
+        of_type("context_key", self.context_key, str)
+        of_type("hybrid", self.hybrid, bool)
 
     @property
     def weights_bytes(self) -> int:
@@ -100,27 +113,24 @@ class Model:
         return self.cache_bytes_per_token()
 
     def tp_refusal(self, tp: int) -> str | None:
-        """Why vLLM refuses to split this model over `tp` GPUs, in its words, or None.
-
-        vLLM's rules: tp must divide the attention heads (its configuration check,
-        before anything loads), and the KV heads are split evenly over the GPUs, or,
-        with more GPUs than KV heads, each head is copied to the same number of GPUs
-        (its attention layer's check, `divide`). The start-up (`kv_heads_per_gpu`)
-        and notebook 5's explorer both give this reason.
+        """Why vLLM refuses to split this model over `tp` GPUs, in its words, or None
+        (`config_refusals.tp_refusal`: tp must divide the attention heads, and the KV heads
+        must split evenly or be copied evenly).
 
         >>> QWEN25_7B.tp_refusal(8)
         'ValueError: Total number of attention heads (28) must be divisible by tensor parallel size (8).'
         """
-        tp = whole("tp", tp, 1, MAX_TP)
-        if self.heads is not None and self.heads % tp:
-            return (f"ValueError: Total number of attention heads ({self.heads}) must be "
-                    f"divisible by tensor parallel size ({tp}).")
-        if self.kv_heads % tp and tp % self.kv_heads:
-            larger, smaller = max(tp, self.kv_heads), min(tp, self.kv_heads)
-            return (f"AssertionError: {larger} is not divisible by {smaller} (the {self.kv_heads} "
-                    f"KV heads cannot be split evenly over tp={tp} GPUs, nor each copied to "
-                    f"the same number of them)")
-        return None
+        return config_refusals.tp_refusal(self.heads, self.kv_heads, whole("tp", tp, 1, MAX_TP))
+
+    def max_len_refusal(self, longest: int) -> str | None:
+        """Why vLLM refuses `max_model_len=longest` for this model, in its words, or None: a
+        length past `context`, what the config allows (`config_refusals.max_len_refusal`).
+
+        >>> LLAMA_31_8B.max_len_refusal(131_072) is None
+        True
+        """
+        return config_refusals.max_len_refusal(whole("longest", longest, 1), self.context,
+                                               self.context_key)
 
     def kv_heads_per_gpu(self, tp: int = 1) -> int:
         """KV heads each of `tp` GPUs keeps: kv_heads // tp, and at least 1 (a head
@@ -137,7 +147,7 @@ class Model:
         return per_gpu * self.bits_per_cached_number // 8
 
     def with_dtypes(self, weights: str = "bf16", cache: str = "auto",
-                    declared_cache: str | None = None) -> "Model":
+                    declared_cache: str | None = None) -> Model:
         """The same model with weights and cache in the precisions vLLM users name.
 
         `weights`: "bf16", "fp16" or "fp8" (also vLLM's long names); `cache`: "auto"
@@ -153,7 +163,7 @@ class Model:
 
     @classmethod
     def from_hf_config(cls, config: Mapping[str, Any] | str | Path, name: str | None = None, *,
-                       cache_layers: int | None = None, params: int | None = None) -> "Model":
+                       cache_layers: int | None = None, params: int | None = None) -> Model:
         """A model from a Hugging Face `config.json` (a dict, or a path to the file).
 
         The parameter count is worked out for a Llama-style decoder (see
@@ -198,26 +208,32 @@ H100_80GB = GPU("H100 80GB", 80 * 10**9, 989e12, 3.35e12, measured(79.22))
 RTX_3090 = GPU("RTX 3090 24GB", 24 * GIB, 71e12, 936e9, measured(23.58))
 
 # Llama 3.1 8B config.json: hidden 4096, 32 layers, 32 heads, 8 KV heads,
-# MLP 14336, vocabulary 128256, untied LM head, BF16.
+# MLP 14336, vocabulary 128256, untied LM head, BF16, a context of 131,072 tokens
+# (max_position_embeddings; llama3 RoPE scaling, which vLLM does not multiply again).
 LLAMA_31_8B_CONFIG = {
     "_name_or_path": "Llama 3.1 8B", "hidden_size": 4096, "intermediate_size": 14336,
     "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
     "vocab_size": 128256, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+    "max_position_embeddings": 131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0},
 }
 LLAMA_31_8B = Model.from_hf_config(LLAMA_31_8B_CONFIG)
 # Llama 3.3 70B config.json: hidden 8192, 80 layers, 64 heads, 8 KV heads,
-# MLP 28672, vocabulary 128256, BF16 (70.55e9 numbers, 320 KiB of cache a token).
+# MLP 28672, vocabulary 128256, BF16 (70.55e9 numbers, 320 KiB of cache a token), a
+# context of 131,072 tokens (max_position_embeddings, llama3 RoPE scaling).
 LLAMA_33_70B = Model.from_hf_config({
     "_name_or_path": "Llama 3.3 70B", "hidden_size": 8192, "intermediate_size": 28672,
     "num_hidden_layers": 80, "num_attention_heads": 64, "num_key_value_heads": 8,
     "vocab_size": 128256, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+    "max_position_embeddings": 131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0},
 })
 # Qwen2.5 7B Instruct config.json: hidden 3584, 28 layers, 28 heads, 4 KV heads,
-# MLP 18944, vocabulary 152064, untied, BF16 (56 KiB of cache a token).
+# MLP 18944, vocabulary 152064, untied, BF16 (56 KiB of cache a token), a context of
+# 32,768 tokens (max_position_embeddings).
 QWEN25_7B = Model.from_hf_config({
     "_name_or_path": "Qwen2.5 7B", "hidden_size": 3584, "intermediate_size": 18944,
     "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
     "vocab_size": 152064, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+    "max_position_embeddings": 32768,
 })
 
 GPUS = {"A100_80GB": A100_80GB, "A100_80GIB": A100_80GIB, "A100_40GB": A100_40GB,

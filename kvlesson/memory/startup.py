@@ -1,9 +1,14 @@
 """A real server's start-up, in the order vLLM 0.33's worker runs it.
 
+0. Before anything: a tensor-parallel size the heads do not split over, or a
+   `max_model_len` past what the model's config allows, is refused in vLLM's
+   words (`config_refusals`); `max_model_len=-1` starts from that config length.
 1. Snapshot: the budget is a share of the card's *total* memory, the total
    `cudaMemGetInfo` reports (the card as measured, not its data sheet), not of
    what is free.
-2. Load the weights: each of the `tp` GPUs holds weights / tp.
+2. Load the weights: each of the `tp` GPUs holds weights / tp. Weights larger
+   than the card itself stop the launch here, with PyTorch's out-of-memory
+   error, before any profiling or cache check.
 3. Profile: a dummy forward pass finds the activation peak, and CUDA graphs are
    estimated; here that is one figure per GPU, the `reserve`.
 4. Subtract: the pool is the budget minus weights minus reserve, cut into
@@ -32,7 +37,7 @@ from kvlesson.memory.vllm_defaults import SHARE_DEFAULT
 
 PROFILED_BYTES = 3e9  # activations, CUDA graphs and workspace: seed 003's assumed 3 GB
 VLLM_SHARE = SHARE_DEFAULT  # gpu_memory_utilization's default since v0.20 (0.92; 0.90 before)
-AUTO = -1  # max_model_len=-1: vLLM searches for the longest length that fits
+AUTO = -1  # max_model_len=-1: the longest length that fits, at most the config's own
 DOCS = "See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
 
 
@@ -76,10 +81,16 @@ class Startup:
         return self.parts.pool_bytes - self.parts.block_bytes
 
     @property
+    def loads(self) -> bool:
+        """Step 2: each GPU's part of the weights fits on the card at all. (The CUDA context
+        and other processes' memory are left out: a launch on the edge may still fail.)"""
+        return self.parts.weights_bytes <= self.parts.gpu_bytes
+
+    @property
     def starts(self) -> bool:
-        """The start-up check: the pool, less the null block, holds one request of the
-        longest length."""
-        return self.check_bytes > 0 and self.needed_bytes <= self.check_bytes
+        """The weights load, and the start-up check passes: the pool, less the null block,
+        holds one request of the longest length."""
+        return self.loads and self.check_bytes > 0 and self.needed_bytes <= self.check_bytes
 
     @property
     def concurrency(self) -> float:
@@ -119,6 +130,13 @@ class Startup:
         """vLLM 0.33's start-up error for this launch (None if it starts)."""
         if self.starts:
             return None
+        if not self.loads:
+            p = self.parts
+            return (f"torch.OutOfMemoryError: CUDA out of memory. (PyTorch stops vLLM while it "
+                    f"loads the weights: {p.weights_bytes / 1e9:,.2f} GB of weights for each GPU "
+                    f"on a card of {p.gpu_bytes / 1e9:,.1f} GB; its message names the tensor it "
+                    f"could not place and what was still free. vLLM never reaches its cache "
+                    f"check.)")
         if self.check_bytes <= 0:
             return ("ValueError: No available memory for the cache blocks. Try increasing "
                     "`gpu_memory_utilization` when initializing the engine (this flag also "
@@ -140,7 +158,10 @@ def startup(gpu: GPU, model: Model, share: int = VLLM_SHARE, longest: int = 131_
     """Walk vLLM 0.33's start-up for `model` on `tp` cards of `gpu` at a whole-percent `share`.
 
     The share is of the card's measured total (`gpu.total_bytes`). `longest` is
-    max_model_len; -1 asks for the longest length that fits (at least one block).
+    max_model_len: a length past the model's `context` is refused (ValueError, in
+    vLLM's words); -1 asks for the longest length that fits, at most the model's
+    `context` (vLLM's auto-fit searches up to the config's length,
+    vllm/v1/core/kv_cache_planning.py:1337-1415), and at least one block.
 
     >>> from kvlesson.memory.specs import H100_80GB, LLAMA_31_8B
     >>> startup(H100_80GB, LLAMA_31_8B).tokens
@@ -148,8 +169,12 @@ def startup(gpu: GPU, model: Model, share: int = VLLM_SHARE, longest: int = 131_
     """
     parts = memory_parts(share, as_measured(gpu), model, reserve_bytes, tp)
     if longest == AUTO:
-        longest = max(BLOCK_TOKENS * max(parts.blocks - 1, 0), BLOCK_TOKENS)
+        fits = max(BLOCK_TOKENS * max(parts.blocks - 1, 0), BLOCK_TOKENS)
+        longest = fits if model.context is None else min(fits, model.context)
     longest = whole("longest", longest, 1)
+    refusal = model.max_len_refusal(longest)
+    if refusal is not None:
+        raise ValueError(f"vLLM refuses max_model_len={longest} for {model.name}: {refusal}")
     exact = pool_tokens(parts.pool_bytes, model, tp, block_tokens=1)
     needed = -(-longest // BLOCK_TOKENS) * parts.block_bytes
     return Startup(parts, longest, exact, needed)

@@ -14,9 +14,12 @@ offline `LLM` class (`EngineArgs.get_batch_defaults`, vllm/engine/arg_utils.py):
 * `max_num_seqs`, the requests that may run at once: it bounds the decode
   batch and the CUDA graphs captured for it.
 
-Cards of 70 GiB or more (H100, H200) get the larger defaults; the A100 80GB
-does not, because a large token budget was measured to lower its throughput
-(vLLM PR #17885, named in the code); cards of 160 GiB or more get the largest.
+Cards of 70 GiB or more get the larger defaults, unless the card's name says
+"a100" (or it is a GB10): the test is by name, not by memory, because a large
+token budget was measured to lower the A100's throughput (vLLM PR #17885, named
+in the code at vllm/engine/arg_utils.py:2969-2990). So an A100 80GB, with its
+79.32 GiB, stays on the small tier beside cards of 24 GB. Cards of 160 GiB or
+more get the largest.
 """
 
 from __future__ import annotations
@@ -34,6 +37,13 @@ BLOCK_SIZE = 16  # DEFAULT_BLOCK_SIZE, config/cache.py (platforms may change it)
 # (SchedulerConfig.scheduler_reserve_full_isl, config/scheduler.py).
 WHOLE_PROMPT_SINCE = "0.19.0"
 NULL_BLOCK_SINCE = "0.29.0"  # one block held back before the start-up check (kv_cache_planning.py)
+# vLLM's own admission cap: --max-num-queued-reqs, requests in flight (waiting or running)
+# past it are refused with HTTP 503 (config/scheduler.py:92-103, v1/engine/async_llm.py:325-369,
+# exceptions.py:162-174); absent in 0.28.0. None: no cap, the default.
+ADMISSION_CAP_SINCE = "0.29.0"
+# The memory profiler counts the CUDA graphs' estimate: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS
+# defaults to 1 in 0.20.0's envs.py (0 in 0.19.0), though vLLM's log says "since v0.21.0".
+CUDA_GRAPH_ESTIMATE_SINCE = "0.20.0"
 TOKENS_AS_CONCURRENCY_SINCE = "0.20.1"  # "GPU KV cache size" = concurrency x max_model_len
 # Tiers of EngineArgs.get_batch_defaults, by the per-GPU total memory:
 LARGEST_TIER_GIB = 160  # B200 / B300 class (since 0.28.0)
@@ -54,7 +64,7 @@ class V1Defaults:
     gpu_memory_utilization: float = SHARE_DEFAULT / 100
     block_size: int = BLOCK_SIZE
     prefix_caching: bool = True  # enable_prefix_caching, for decoder models (config/cache.py)
-    chunked_prefill: bool = True  # always on for decoder models; off only with a warning
+    chunked_prefill: bool = True  # on by default for decoder models; off with only a warning
     long_prefill_token_threshold: int = 0  # 0: no cap per prompt (config/scheduler.py)
     watermark: float = 0.0  # no blocks kept free at admission (config/scheduler.py)
 

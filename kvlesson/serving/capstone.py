@@ -14,8 +14,8 @@ import functools
 import itertools
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from kvlesson.arguments import whole
 from kvlesson.memory.floor import ServerWontStart
@@ -30,10 +30,10 @@ NEAR_BEST = 0.90  # a choice must reach 90% of the best tokens/s (the issue's 10
 SHOWN_SEED = 1  # the day the notebook shows; hidden tests draw others
 HIDDEN_SEEDS = (2, 3)
 # The office's own card and model, as in seeds 001 and 002: a 24 GB RTX 3090 and Qwen2.5 7B.
-HARDWARE = dict(gpu=RTX_3090, model=QWEN25_7B)
+HARDWARE = {"gpu": RTX_3090, "model": QWEN25_7B}
 # The grid the grader searches: every combination (3 x 3 x 3 x 3 x 2 = 162 runs a user and day).
-GRID = dict(share=(85, 90, 95), longest=(8_000, 16_000, 32_000), cap=(4, 16, 64),
-            budget=(256, 1_024, None), admission=(None, 16))
+GRID = {"share": (85, 90, 95), "longest": (8_000, 16_000, 32_000), "cap": (4, 16, 64),
+        "budget": (256, 1_024, None), "admission": (None, 16)}
 
 
 @dataclass(frozen=True)
@@ -142,8 +142,9 @@ def run(name: str, choice: Choice, seed: int) -> tuple[Latency | None, str]:
         return None, str(error)
     if result.refused:
         longest = max(chat.tokens for chat in day)
+        refused = "it" if result.refused == 1 else "them"
         return None, (f"{past_the_ceiling(result.refused)} of {choice.longest:,} tokens (the "
-                      f"longest is {longest:,}): the server refuses it")
+                      f"longest is {longest:,}): the server refuses {refused}")
     return latency(result), ""
 
 

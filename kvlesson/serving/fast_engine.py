@@ -27,7 +27,7 @@ It does the lesson's work and no more: notebook 6's bookkeeping (budget,
 prefix caching, proxy) is the traffic engine's, and a calm stretch's gaps
 between tokens are kept as one entry (chats, cache, steps), timed only if a
 report asks (`token_gaps`). benchmarks/bench_serve.py holds it to at least 25
-times MODEL.md's plain step loop on the lesson's sweep.
+times docs/model.md's plain step loop (tests/support/lesson_model.py) on the lesson's sweep.
 """
 
 from __future__ import annotations

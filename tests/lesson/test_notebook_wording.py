@@ -50,7 +50,7 @@ def test_notebook_5_does_not_answer_question_6_above_it():
     all_cells = cells("05_real_server")
     q6 = next(i for i, c in enumerate(all_cells) if "**Question 6.**" in c.source)
     above = " ".join(cell_text(c) for c in all_cells[:q6])
-    assert not re.search(r"promise\s+\**(two|2)\b", above, re.I)
+    assert not re.search(r"promise\s+\**(two|2)\b", above, re.IGNORECASE)
     assert "Question 6" in above  # the text sends the reader there instead
 
 
@@ -88,7 +88,8 @@ def test_notebook_6_section_4_says_agents_send_on_a_timer():
 
 GLOSSARY = ("time to first token", "time per output token", "inter-token latency", "p95", "tail",
             "token budget", "chunked prefill", "prefix caching", "tensor parallel", "fp8 cache",
-            "admission cap")
+            "admission cap", "prefill", "typical size", "V0, V1", "LoRA", "NCCL", "hybrid model",
+            "MLA", "measured total")
 
 
 def test_the_glossary_has_the_terms_of_notebooks_5_and_6():
@@ -118,3 +119,67 @@ def test_the_command_for_another_card_runs_from_a_cell(tmp_path):
     run = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120,
                          cwd=ROOT / "notebooks" / "07_wrap_up", env={**os.environ, "PATH": ""})
     assert run.returncode == 2 and "out must be a new or empty folder" in run.stderr, run.stderr
+
+
+# --- terms and files a student meets --------------------------------------------------------
+
+NOTEBOOKS = sorted(path.parent.name for path in (ROOT / "solutions").glob("*/*.ipynb"))
+# A term and how a sentence uses it (a word, case as written); it is defined where it is set in
+# bold. The walk of December 2026 met these before their definition.
+TERMS = {"prefill": r"\bprefill\b", "typical size": r"\btypical size\b", "V1": r"\bV1\b",
+         "V0": r"\bV0\b", "LoRA": r"\bLoRA\b", "NCCL": r"\bNCCL\b", "MLA": r"\bMLA\b",
+         "hybrid": r"\bhybrid\b", "preemption": r"\bpreemption\b", "chunked prefill":
+         r"\bchunked prefill\b", "token budget": r"\btoken budget\b"}
+
+
+def student_markdown() -> list[tuple[str, int, str]]:
+    """Every markdown cell a student reads (not the instructor's answers), in course order."""
+    return [(name, i, cell.source) for name in NOTEBOOKS for i, cell in enumerate(cells(name))
+            if cell.cell_type == "markdown" and not cell.metadata.get("nbgrader", {}).get("solution")]
+
+
+def first_uses(texts: list[tuple[str, int, str]]) -> dict[str, tuple[int, int | None]]:
+    """For each term, the index of the first cell that uses it and of the first that defines
+    it in bold (None: never defined)."""
+    found = {}
+    for term, pattern in TERMS.items():
+        used = next(k for k, (_, _, text) in enumerate(texts) if re.search(pattern, text))
+        bold = re.compile(r"\*\*" + re.escape(term) + r"[.:]?\*\*", re.IGNORECASE)
+        defined = next((k for k, (_, _, text) in enumerate(texts) if bold.search(text)), None)
+        found[term] = (used, defined)
+    return found
+
+
+def test_every_term_is_defined_before_or_where_it_is_first_used():
+    texts = student_markdown()
+    late = {term: (texts[used][:2], None if defined is None else texts[defined][:2])
+            for term, (used, defined) in first_uses(texts).items()
+            if defined is None or defined > used}
+    assert not late, f"(first use, definition) by term: {late}"
+
+
+def test_the_term_check_catches_a_term_used_before_it_is_defined():
+    texts = [("00", 0, "The prefill is slow."), ("01", 0, "Its **prefill** is reading a prompt.")]
+    used, defined = first_uses(texts + student_markdown())["prefill"]
+    assert (used, defined) == (0, 1)
+
+
+def test_every_term_is_in_the_glossary():
+    glossary = next(c.source for c in cells("07_wrap_up") if c.source.startswith("## Glossary"))
+    rows = [row for row in glossary.splitlines() if row.startswith("| **")]
+    for term, pattern in TERMS.items():  # the course's word, or vLLM's name for it
+        assert any(re.search(pattern, row, re.IGNORECASE) for row in rows), term
+
+
+# A path into the repository outside notebooks/, which the student's Lab does not serve.
+REPO_PATH = re.compile(r"(?<![\w/.])(?:docs|tests|kvlesson|scripts|binder|hub)/[\w./-]*|"
+                       r"`kvlesson\.[\w.]+`|\bREADME\b|\.md\b")
+
+
+def test_no_file_a_student_cannot_open_is_named():
+    """A file the text sends a student to opens from the Lab (a notebook beside this one, a
+    web page) or is quoted in the text; the repository's docs/ and tests/ are out of reach."""
+    named = [(name, i, m.group(0)) for name, i, text in student_markdown()
+             for m in REPO_PATH.finditer(re.sub(r"\]\(https?://[^)]*\)", "]", text))]
+    assert not named, named
+    assert REPO_PATH.search("see `docs/fidelity.md`") and REPO_PATH.search("tests/data/vllm_logs")

@@ -82,8 +82,10 @@ def test_every_model_and_tp_the_explorer_offers_follows_vllms_rule(model, tp):
     view = real_view(kv.H100_80GB, m, tp, "bf16", "auto", 92, 4_096)
     refusal = m.tp_refusal(tp)
     assert (refusal is None) == vllm_splits(m.heads, m.kv_heads, tp)
-    if refusal is None:
+    if refusal is None and -(-m.weights_bytes // tp) <= kv.H100_80GB.total_bytes:
         assert view.launch is not None
+    elif refusal is None:  # the weights pass the card: out of memory in step 2, nothing to draw
+        assert view.launch is None and "runs out of memory while it loads the weights" in view.caption
     else:
         assert view.launch is None
         assert "**The server does not start.**" in view.caption and refusal in view.caption
@@ -170,7 +172,36 @@ def test_notebook_5_points_at_the_preset_button():
 
 
 @pytest.mark.parametrize("tp, words", [(1, "One GPU (H100 80GB"), (2, "Each of 2 GPUs (H100 80GB"),
-                                       (8, "Each of 8 GPUs (H100 80GB")])
+                                       (8, "Each of 8 GPUs (H100 80GB")])  # Llama 3.1 8B fits one
 def test_the_caption_counts_its_gpus(tp, words):
-    caption = real_view(kv.H100_80GB, kv.LLAMA_33_70B, tp, "bf16", "auto", 92, 4_096).caption
+    caption = real_view(kv.H100_80GB, kv.LLAMA_31_8B, tp, "bf16", "auto", 92, 4_096).caption
     assert caption.startswith(words) and "1 GPUs" not in caption and "Each of 1 " not in caption
+
+
+def test_seventy_b_on_one_gpu_runs_out_of_memory_loading_its_weights():
+    """Not the cache check's error: vLLM 0.33 loads the weights (step 2) before it profiles or
+    checks anything, and 141 GB of weights do not fit on an 85 GB card."""
+    view = real_view(kv.H100_80GB, kv.LLAMA_33_70B, 1, "bf16", "auto", 92, 131_072)
+    assert view.launch is None  # no floor plan: nothing is drawn inside the card
+    assert "torch.OutOfMemoryError: CUDA out of memory." in view.caption
+    assert "No available memory for the cache blocks" not in view.caption
+    assert "max seq len" not in view.caption
+
+
+@pytest.mark.parametrize("model, longest", [("LLAMA_33_70B", 262_144), ("QWEN25_7B", 131_072)])
+def test_a_max_model_len_past_the_models_own_is_refused_as_vllm_refuses_it(model, longest):
+    m = MODELS[model]
+    view = real_view(kv.H100_80GB, m, 2, "bf16", "auto", 92, longest)
+    assert view.launch is None
+    assert (f"User-specified max_model_len ({longest}) is greater than the derived max_model_len "
+            f"(max_position_embeddings={m.context}") in view.caption
+
+
+def test_a_pasted_configs_own_length_is_its_limit():
+    config = {"_name_or_path": "a Qwen2.5", "model_type": "qwen2", "hidden_size": 3584,
+              "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
+              "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 32768,
+              "torch_dtype": "bfloat16"}
+    refused = real_view(kv.H100_80GB, json.dumps(config), 1, "bf16", "auto", 92, 262_144)
+    assert refused.launch is None and "max_position_embeddings=32768" in refused.caption
+    assert real_view(kv.H100_80GB, json.dumps(config), 1, "bf16", "auto", 92, 32_768).launch

@@ -17,7 +17,7 @@ import pytest
 
 import kvlesson as kv
 from kvlesson.lesson.printout import TITLES
-from kvlesson.lesson.real_server_numbers import real_server_numbers
+from kvlesson.lesson.real_server_numbers import real_server_numbers, walk
 from kvlesson.memory import rig_measurements
 from kvlesson.memory.other_servers import (
     cache_budgets,
@@ -39,18 +39,22 @@ QUOTED = {
     "h100_sheet_pool_gib": "50.8 GiB", "h100_per_token": "128 KiB", "h100_blocks": "28,227",
     "h100_tokens": "451,632", "h100_one_chat": "16 GiB", "h100_starts": "starts",
     "h100_concurrency": "3.45", "h100_chats_4k": "110", "h100_busy_needs": "512 GiB",
+    "h100_fits": "451,616", "h100_auto_len": "131,072", "a100_total": "79.32 GiB",
     "h100_max_num_seqs": "1,024", "h100_budget_tokens": "8,192", "a100_max_num_seqs": "256",
     "a100_budget_tokens": "2,048", "null_block_since": "0.29.0", "share_before": "0.90",
     # seed 002: Qwen2.5 7B from its config
     "qwen_per_token": "57,344", "qwen_4k": "235 MB", "qwen_32k": "1.9 GB",
     # seed 001: the rig's log on two 3090s (23.58 GiB each, as vLLM measures them) at 0.90
-    "idle_used": "22,112 MiB of 24,576 MiB", "idle_share": "90.0%", "log_weights": "8.98 GiB",
+    "idle_used": "22,112 MiB of 24,576 MiB", "idle_of_card": "90.0%", "idle_measured": "24,146 MiB",
+    "idle_budget": "21,731 MiB", "idle_outside": "381 MiB", "idle_hidden": "430 MiB",
+    "log_weights": "8.98 GiB",
     "log_cache": "10.37 GiB", "log_tokens": "652,346", "log_concurrency": "2.49x",
     "log_concurrency_agrees": "agrees", "log_total": "23.58 GiB", "log_budget": "21.22 GiB",
     "log_workspace": "1.87 GiB", "log_per_token": "17 KiB", "august_short": "4.48",
-    "august_long": "2.38",
+    "august_long": "2.38", "august_ratio": "0.53", "august_state": "17,384",
+    "august_pool": "665,083",
     # seed 003: Llama 3.3 70B on two H100s
-    "tp2_budget": "150.5 GB", "tp2_weights": "141.1 GB", "tp2_pool": "9.41 GB",
+    "tp1_weights": "141.1 GB", "tp1_loads": "does not load", "tp2_budget": "150.5 GB", "tp2_weights": "141.1 GB", "tp2_pool": "9.41 GB",
     "tp2_needed": "40 GiB", "tp2_starts": "does not start", "tp2_95_pool": "14.5 GB",
     "tp2_95_tokens": "44,256", "tp2_95_starts": "does not start", "tp2_fp8_pool": "80.0 GB",
     "tp2_fp8_tokens": "244,016", "tp2_fp8_concurrency": "1.86", "tp2_auto_len": "28,688",
@@ -181,8 +185,8 @@ def test_the_70b_launch_fails_as_vllm_0_33_words_it():
 
 
 def test_a_pool_below_one_block_is_no_available_memory():
-    s = startup(kv.RTX_3090, kv.LLAMA_33_70B, 90, 4_096)
-    assert s.parts.pool_bytes < 0 and not s.starts
+    s = startup(kv.RTX_3090, kv.LLAMA_31_8B, 60, 4_096)  # the weights fit the card, not the share
+    assert s.loads and s.parts.pool_bytes < 0 and not s.starts
     assert s.error().startswith("ValueError: No available memory for the cache blocks")
     assert kv.pool_tokens(-1e9, kv.LLAMA_31_8B) == 0
 
@@ -210,7 +214,13 @@ def test_field_notes_follow_from_the_logged_figures():
     assert check.log.concurrency_at(131_072) == pytest.approx(652_346 / 131_072)
     step = rig_measurements.august_step()
     assert step.long_concurrency == pytest.approx(623_721 / 262_144)
-    assert step.ratio > 0.5  # the pool grew a little between restarts
+    # not halved: each request of the hybrid model also holds a fixed state; one pool and one
+    # state give both logged figures
+    assert step.ratio > 0.5 and step.state_tokens > 0
+    assert step.concurrency_at(262_144) == pytest.approx(step.long_concurrency)
+    idle = rig_measurements.idle_reading()
+    assert idle.budget_mib == pytest.approx(0.9 * 23.58 * 1024)  # the share of cudaMemGetInfo's
+    assert idle.budget_mib + idle.outside_mib == 22_112 and idle.of_card == pytest.approx(0.9, abs=1e-3)
     fmt = rig_measurements.k8v4_step()
     assert fmt.gain < fmt.bits_gain == pytest.approx(1 / 3)
     # k8v4's slot: 8-bit keys, 4-bit values, 4 bytes of scale and zero (turboquant config.py)
@@ -314,3 +324,22 @@ def test_segments_tile_the_card(share, model, tp):
     for (left, width), (next_left, _) in zip(segments, segments[1:]):
         assert left + width == pytest.approx(next_left) and width >= 0
     assert sum(width for _, width in segments) == pytest.approx(parts.gpu_bytes)
+
+
+def test_weights_that_pass_the_card_stop_the_launch_before_the_check():
+    s = startup(kv.RTX_3090, kv.LLAMA_33_70B, 90, 4_096)
+    assert not s.loads and not s.starts
+    assert s.error().startswith("torch.OutOfMemoryError: CUDA out of memory.")
+    walked = walk(s)
+    assert "the launch stops here" in walked and "**Check.**" not in walked
+
+
+def test_max_model_len_minus_one_stops_at_the_models_own_length():
+    """vLLM 0.33 starts -1 from the config's length and searches below it
+    (config/model.py:2642-2652, kv_cache_planning.py:1337-1415)."""
+    whole = startup(kv.H100_80GB, kv.LLAMA_31_8B, 92, AUTO)
+    assert whole.longest == 131_072 < 16 * whole.usable_blocks == 451_616
+    fitted = startup(kv.H100_80GB, kv.LLAMA_33_70B, 92, AUTO, tp=2)
+    assert fitted.longest == 16 * fitted.usable_blocks == 28_688
+    with pytest.raises(ValueError, match=r"vLLM refuses max_model_len=131073 for Llama 3\.1 8B"):
+        startup(kv.H100_80GB, kv.LLAMA_31_8B, 92, 131_073)

@@ -10,6 +10,7 @@ does, and the row must give the numbers the package uses.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 
 import numpy as np
@@ -18,7 +19,10 @@ import pytest
 import kvlesson as kv
 from kvlesson.memory import rig_measurements, vllm_defaults
 from kvlesson.memory.floor import BLOCK_TOKENS
-from kvlesson.memory.other_servers import cache_budgets, llama_cpp_context, share_each
+from kvlesson.memory.hf_config import derived_context
+from kvlesson.memory.log_wordings import REFUSALS
+from kvlesson.memory.other_servers import (cache_budgets, llama_cpp_context, share_each,
+                                           tgi_kv_bytes)
 from kvlesson.memory.precision import precisions
 from kvlesson.memory.specs import GIB
 from kvlesson.memory.startup import AUTO, startup
@@ -96,6 +100,11 @@ def check_v3():
     assert "0.92" in row_text("V3") and "0.90" in row_text("V3") and "0.20" in row_text("V3")
 
 
+def check_v5():
+    assert vllm_defaults.CUDA_GRAPH_ESTIMATE_SINCE == "0.20.0"
+    assert "0.20.0" in row_text("V5") and "since 0.21" not in row_text("V5")
+
+
 def check_v6():
     assert BLOCK_TOKENS == vllm_defaults.BLOCK_SIZE == 16 and "16" in row_text("V6")
 
@@ -117,14 +126,18 @@ def check_v8():
 def check_v9():
     fails = startup(kv.H100_80GB, kv.LLAMA_33_70B, tp=2).error()
     assert "To serve at least one request with the model's max seq len (131072)" in fails
-    assert "No available memory for the cache blocks" in startup(kv.RTX_3090, kv.LLAMA_33_70B).error()
+    # Llama 3.1 8B fits a 3090, but 60% of it leaves no room past the weights and 3 GB
+    assert "No available memory for the cache blocks" in startup(kv.RTX_3090, kv.LLAMA_31_8B, 60,
+                                                                 4_096).error()
     assert "No available memory for the cache blocks" in row_text("V9")
 
 
 def check_v10():
     auto = startup(kv.H100_80GB, kv.LLAMA_33_70B, longest=AUTO, tp=2)
-    assert auto.longest == 16 * (auto.blocks - 1) and auto.starts
-    assert "16 x (blocks - 1)" in row_text("V10")
+    assert auto.longest == 16 * (auto.blocks - 1) == 28_688 and auto.starts
+    whole = startup(kv.H100_80GB, kv.LLAMA_31_8B, longest=AUTO)
+    assert 16 * (whole.blocks - 1) == 451_616 > whole.longest == kv.LLAMA_31_8B.context == 131_072
+    assert "16 x (blocks - 1)" in row_text("V10") and "131,072" in row_text("V10")
 
 
 def check_v11():
@@ -181,6 +194,11 @@ def check_v18():
     for wording in ("Model loading took %s GiB memory", "Available KV cache memory: %s GiB",
                     "Maximum concurrency for %s tokens per request"):
         assert wording in row_text("V18")
+    # notebook 5's example log is a default 0.33 launch: Model Runner V2's tag
+    cells = json.loads((ROOT / "solutions" / "05_real_server" / "real_server.ipynb").read_text())
+    example = next("".join(c["source"]) for c in cells["cells"] if "MY_LOG = " in "".join(c["source"]))
+    assert "[model_runner.py:428] Model loading took" in example
+    assert "gpu_model_runner.py" not in example and "model_runner.py:428" in row_text("V18")
 
 
 def check_v19():
@@ -208,6 +226,50 @@ def check_v21():
 
 def check_v22():
     assert share_each(2) == 0.45 and "0.45" in row_text("V22")
+
+
+def check_v23():
+    assert kv.LLAMA_31_8B.context == kv.LLAMA_33_70B.context == 131_072
+    assert kv.QWEN25_7B.context == 32_768
+    with pytest.raises(ValueError, match=r"User-specified max_model_len \(262144\) is greater than "
+                                         r"the derived max_model_len \(max_position_embeddings="
+                                         r"131072 or model_max_length=None"):
+        startup(kv.H100_80GB, kv.LLAMA_31_8B, longest=262_144)
+    rope = {"max_position_embeddings": 4_096, "rope_scaling": {"type": "linear", "factor": 2.0}}
+    assert derived_context(rope) == (8_192, "max_position_embeddings")
+    assert derived_context({**rope, "rope_scaling": {"rope_type": "llama3", "factor": 8.0}})[0] == 4_096
+    assert "User-specified max_model_len" in row_text("V23")
+
+
+def check_v24():
+    alone = startup(kv.H100_80GB, kv.LLAMA_33_70B, 92, 4_096)
+    assert not alone.loads and not alone.starts
+    assert alone.error().startswith("torch.OutOfMemoryError: CUDA out of memory.")
+    assert "No available memory" not in alone.error() and "max seq len" not in alone.error()
+    assert startup(kv.H100_80GB, kv.LLAMA_33_70B, 92, 4_096, tp=2).loads
+    assert "OutOfMemoryError" in row_text("V24")
+
+
+def check_v25():
+    step = rig_measurements.august_step()
+    for length, logged in ((step.short_len, step.short_concurrency),
+                           (step.long_len, step.long_concurrency)):
+        assert step.concurrency_at(length) == pytest.approx(logged, rel=1e-9)
+    assert step.ratio > 0.5 and round(step.state_tokens) == 17_384
+    assert f"{round(step.pool_tokens):,}" in row_text("V25") and "17,384" in row_text("V25")
+
+
+def check_v26():
+    names = {refusal.name for refusal in REFUSALS}
+    for name in ("no room for a cache", "one request does not fit", "free memory below the share",
+                 "memory profiling", "auto-fit found no room", "out of memory"):
+        assert name in names and name in row_text("V26")
+
+
+def check_v27():
+    assert vllm_defaults.ADMISSION_CAP_SINCE == "0.29.0"
+    assert "--max-num-queued-reqs" in row_text("V27") and "0.29.0" in row_text("V27")
+    assert "HTTP 503" in row_text("V27")
 
 
 def check_s1():
@@ -278,6 +340,14 @@ def check_o3():
 
 def check_o4():
     assert llama_cpp_context(131_072, 2, train_ctx=8_192).per_slot == 8_192
+
+
+def check_o5():
+    total = 80 * GIB
+    assert tgi_kv_bytes(60 * GIB, total) == pytest.approx(60 * GIB - 0.1 * total)
+    assert tgi_kv_bytes(60 * GIB, total, fraction=0.5) == pytest.approx(60 * GIB - 0.55 * total)
+    assert tgi_kv_bytes(GIB, total) == 0
+    assert "1 - 0.9 x fraction" in row_text("O5")
 
 
 PINNED = {name[len("check_"):].upper(): check for name, check in globals().items()

@@ -13,7 +13,7 @@ import pytest
 
 import kvlesson as kv
 from kvlesson.memory import rig_measurements
-from kvlesson.memory.vllm_log import VllmLog, check_log
+from kvlesson.memory.vllm_log import VERDICTS, check_log
 
 # V0, late 2024: weights in "GB" (really GiB), the profiler's budget line, GPU blocks.
 V0_LOG = """\
@@ -96,16 +96,23 @@ EXPECTED = {
 }
 
 
+REFUSED = {"v1 error": "one request does not fit", "v0 error": "one request does not fit",
+           "no room": "no room for a cache"}
+
+
 @pytest.mark.parametrize("name", EXPECTED)
 def test_every_field_of_each_version(name):
     text, fields = EXPECTED[name]
-    assert kv.read_vllm_log(text) == VllmLog(**fields)
+    log = kv.read_vllm_log(text)
+    assert log.found == fields
+    assert (log.refusal.name if log.refusal else None) == REFUSED.get(name)
+    assert not log.hybrid and not log.tpu and log.unknown == ()
 
 
 @pytest.mark.parametrize("name", EXPECTED)
 def test_windows_line_ends_read_the_same(name):
-    text, fields = EXPECTED[name]
-    assert kv.read_vllm_log(text.replace("\n", "\r\n")) == VllmLog(**fields)
+    text, _ = EXPECTED[name]
+    assert kv.read_vllm_log(text.replace("\n", "\r\n")) == kv.read_vllm_log(text)
 
 
 @pytest.mark.parametrize("line, weights", [
@@ -131,7 +138,11 @@ def test_refused_starts():
         *OTHER_SERVERS])
 def test_what_is_not_a_vllm_log_gives_every_field_none(text):
     log = kv.read_vllm_log(text)
-    assert log == VllmLog() and log.found == {} and not log.refused
+    assert log.found == {} and not log.refused
+    check = check_log(log, kv.H100_80GB, 90, kv.LLAMA_31_8B)
+    assert check.verdict == "unread" and check.reason.startswith("no figure read")
+    if text in OTHER_SERVERS.values():  # another server's cache lines, named, not skipped silently
+        assert log.unknown and "does not know" in check.reason
 
 
 @pytest.mark.parametrize("cut", [
@@ -242,3 +253,132 @@ def test_the_budget_is_a_share_of_the_measured_card():
     assert check.non_cache_gib == pytest.approx(3.04, abs=0.01)
     nominal = dataclasses.replace(kv.H100_80GB, measured_bytes=None)
     assert check_log(log, nominal, 90).non_cache_gib < 0
+
+
+# --- refusals: every start-up refusal wording of vLLM 0.6 to 0.33 ---------------------------
+# Each line is the format string of the release named, filled in (wheels read: see
+# kvlesson/memory/log_wordings.py); the name is the refusal the reader must call it.
+REFUSAL_LINES = [
+    ("0.6.0 V0, worker.py:471", "ValueError: No available memory for the cache blocks. Try "
+     "increasing `gpu_memory_utilization` when initializing the engine.", "no room for a cache"),
+    ("0.33.0, kv_cache_planning.py:58", "ValueError: No available memory for the cache blocks. "
+     "Try increasing `gpu_memory_utilization` when initializing the engine (this flag also "
+     "controls CPU memory reservation on the CPU backend, despite its name).",
+     "no room for a cache"),
+    ("0.6.0 V0, worker.py:476", "ValueError: The model's max seq len (32768) is larger than the "
+     "maximum number of tokens that can be stored in KV cache (24320). Try increasing "
+     "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+     "one request does not fit"),
+    ("0.7.3 V1, kv_cache_utils.py:466", "ValueError: To serve at least one request with the "
+     "models's max seq len (131072), (16.00 GB KV cache is needed, which is larger than the "
+     "available KV cache memory (9.50 GB). Try increasing `gpu_memory_utilization` or "
+     "decreasing `max_model_len` when initializing the engine.", "one request does not fit"),
+    ("0.33.0, kv_cache_planning.py:78", "ValueError: To serve at least one request with the "
+     "model's max seq len (131072), (20.0 GiB KV cache is needed, which is larger than the "
+     "available KV cache memory (4.38 GiB). Based on the available memory, the estimated "
+     "maximum model length is 28688.", "one request does not fit"),
+    ("0.9.2, gpu_worker.py:146", "ValueError: Free memory on device (7.34/139.72 GiB) on "
+     "startup is less than desired GPU memory utilization (0.9, 125.75 GiB). Decrease GPU "
+     "memory utilization or reduce GPU memory used by other processes.",
+     "free memory below the share"),
+    ("0.33.0, utils.py:742", "ValueError: Free memory on device cuda:0 (20.00/79.22 GiB) on "
+     "startup is less than the engine's budget after excluding external process's weights "
+     "(0.9, 50.0 GiB).", "free memory below the share"),
+    ("0.6.0 V0, worker.py:232", "AssertionError: Error in memory profiling. Initial free memory "
+     "2000000, current free memory 3000000. This happens when the GPU memory was not properly "
+     "cleaned up before initializing the vLLM instance.", "memory profiling"),
+    ("0.14.0, kv_cache_utils.py:1427", "ValueError: Cannot auto-fit max_model_len: not enough "
+     "GPU memory available to serve even a single token. Try increasing "
+     "`gpu_memory_utilization`.", "auto-fit found no room"),
+    ("0.6.0, config.py:1764", "ValueError: User-specified max_model_len (262144) is greater "
+     "than the derived max_model_len (max_position_embeddings=131072 or model_max_length=None "
+     "in model's config.json). This may lead to incorrect model outputs or CUDA errors.",
+     "longer than the model allows"),
+    ("0.33.0, config/model.py:1557", "ValueError: Total number of attention heads (64) must be "
+     "divisible by tensor parallel size (3).", "tensor parallel"),
+    ("PyTorch's allocator", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+     "896.00 MiB. GPU 0 has a total capacity of 79.22 GiB of which 12.00 MiB is free.",
+     "out of memory"),
+    ("0.33.0, core.py:1584", "ERROR [core.py:1584] EngineCore failed to start.",
+     "engine failed to start"),
+]
+
+
+@pytest.mark.parametrize("where, line, name", REFUSAL_LINES, ids=[r[0] for r in REFUSAL_LINES])
+def test_every_refusal_wording_is_a_refusal_with_its_reason(where, line, name):
+    log = kv.read_vllm_log(line)
+    assert log.refused and log.refusal.name == name
+    check = check_log(log, kv.H100_80GB, 90, kv.LLAMA_31_8B)
+    assert check.verdict == "refused" and f"({name})" in check.reason
+
+
+def test_the_packages_own_errors_read_as_the_refusals_they_are():
+    """What `startup` says when it refuses is what the reader calls a refusal."""
+    from kvlesson.memory.startup import startup
+    for launch in (startup(kv.H100_80GB, kv.LLAMA_33_70B, tp=2),
+                   startup(kv.H100_80GB, kv.LLAMA_33_70B, longest=4_096),
+                   startup(kv.RTX_3090, kv.LLAMA_31_8B, 60, 4_096)):
+        assert kv.read_vllm_log(launch.error()).refused, launch.error()[:60]
+    with pytest.raises(ValueError) as refused:
+        startup(kv.H100_80GB, kv.LLAMA_31_8B, longest=262_144)
+    assert kv.read_vllm_log(str(refused.value)).refusal.name == "longer than the model allows"
+
+
+def test_a_specific_reason_wins_over_the_engines_bare_failure():
+    log = kv.read_vllm_log(NO_ROOM.replace("ValueError: No available memory for the cache "
+                                           "blocks. Try increasing `gpu_memory_utilization` "
+                                           "when initializing the engine.",
+                                           "EngineCore failed to start."))
+    assert log.why_refused().startswith("vLLM stopped at start-up (no room for a cache)")
+
+
+# --- verdicts: a log that cannot be predicted says why ------------------------------------
+
+def test_pages_that_are_not_16_tokens_are_named():
+    log = kv.read_vllm_log("INFO [runner.py:237] Init kv-cache | shape=32 * (100, 256, 16, "
+                           "128)\nGPU KV cache size: 25,600 tokens\n")
+    assert log.page_tokens == 256 and log.tpu is False
+    check = check_log(log, kv.H100_80GB, 90, kv.LLAMA_31_8B)
+    assert check.verdict == "cannot predict" and "256 tokens, not 16" in check.reason
+
+
+def test_a_tpu_without_its_page_size_is_named():
+    log = kv.read_vllm_log("INFO [tpu_worker.py:100] TPU v5e\nGPU KV cache size: 25,600 tokens\n")
+    check = check_log(log, kv.H100_80GB, 90, kv.LLAMA_31_8B)
+    assert check.verdict == "cannot predict" and "TPU" in check.reason
+
+
+def test_a_hybrid_model_is_named_by_its_log_or_by_the_model():
+    log = kv.read_vllm_log(V1_LOG + "INFO [interface.py:915] Setting attention block size to "
+                           "784 tokens to ensure that attention page size is >= mamba page "
+                           "size.\n")
+    assert log.hybrid and log.page_tokens == 784
+    assert "hybrid" in check_log(log, kv.H100_80GB, 90, kv.LLAMA_31_8B).reason
+    hybrid = dataclasses.replace(kv.LLAMA_31_8B, hybrid=True)
+    check = check_log(kv.read_vllm_log(V1_LOG), kv.H100_80GB, 90, hybrid)
+    assert check.verdict == "cannot predict" and "fixed state per request" in check.reason
+
+
+def test_a_wrong_model_disagrees_with_a_reason_that_names_the_numbers():
+    check = check_log(kv.read_vllm_log(V1_LOG), kv.H100_80GB, 90, kv.QWEN25_7B)
+    assert check.verdict == "disagrees"
+    assert "447,440" in check.reason and "check the model" in check.reason
+
+
+def test_a_size_that_is_not_concurrency_times_length_gives_both_reasons():
+    log = dataclasses.replace(kv.read_vllm_log(V1_LOG), max_concurrency=3.5)
+    check = check_log(log, kv.H100_80GB, 90)
+    assert check.verdict == "disagrees" and "before vLLM 0.20.1" in check.reason
+
+
+def test_a_right_model_is_predicted():
+    check = check_log(kv.read_vllm_log(MERGED_LOG), kv.H100_80GB, 92, kv.LLAMA_31_8B)
+    assert check.verdict == "predicted" and "416,096" in check.reason
+
+
+def test_every_verdict_has_a_reason():
+    logs = [text for text, _ in EXPECTED.values()] + [line for _, line, _ in REFUSAL_LINES]
+    for text in logs + list(OTHER_SERVERS.values()):
+        for model in (None, kv.LLAMA_31_8B):
+            check = check_log(kv.read_vllm_log(text), kv.H100_80GB, 90, model)
+            assert check.verdict in VERDICTS and len(check.reason) > 20

@@ -65,7 +65,7 @@ def run(walls: Walls, events: Path, kernel_args: list[str], limits: Limits,
 
 def main(argv: list[str] | None = None) -> int:
     """Start one boxed kernel for the grader; its exit code."""
-    parser = argparse.ArgumentParser(prog="python -m kvlesson.box", allow_abbrev=False)
+    parser = argparse.ArgumentParser(prog="python -m kvlesson.grading.box", allow_abbrev=False)
     parser.add_argument("--course", type=Path, required=True, help="the course root (hidden)")
     parser.add_argument("--work", type=Path, required=True, help="the submission's working copy")
     parser.add_argument("--connections", type=Path, required=True,

@@ -69,12 +69,12 @@ def test_no_visible_probe_is_answered_above_its_exercise(path):
 
 
 def test_the_check_finds_an_answer_printed_above():
-    """Notebook 5 printed 0.45 (two servers' share) above Exercise 5.6, and 4.98 (the rig's pool
-    at 131,072) above Exercise 5.2: put either back and the check names the probe."""
+    """Notebook 5 printed 0.45 (two servers' share) above Exercise 5.6; put it back, or 13.78
+    (section 2's pool in requests of 32,768) above Exercise 5.2, and the check names the probe."""
     [path] = [p for p in SOLUTIONS if p.parent.name == "05_real_server"]
     nb = nbformat.read(path, as_version=4)
     nb.cells.insert(1, nbformat.v4.new_markdown_cell("Each of two servers asks for 0.45; the pool "
-                                                     "holds 4.98 requests of 131,072 tokens."))
+                                                     "holds 13.78 requests of 32,768 tokens."))
     leaks = set(shown_answers(nb)) - set(KNOWN.get("05_real_server", []))
     assert leaks == {"share_per_server(2) = 0.45",
-                     "concurrency_at_length(rig_measurements.RIG_LOG, 131_072) = 4.98"}
+                     "concurrency_at_length(H100_LOG, 32_768) = 13.78"}
