@@ -33,7 +33,7 @@ __all__ = ["BLUE", "ORANGE", "GREEN", "SKY", "VERMILION", "PURPLE", "YELLOW", "G
            "GB", "MemoryBar", "memory_bar", "ChatsThatFit", "chats_that_fit", "SweepChart",
            "sweep_chart", "knee_by_pool", "BlockGrid", "block_grid"]
 
-PARTS = (("weights", BLUE, ""), ("reserve", ORANGE, "//"), ("cache pool", GREEN, ""),
+PARTS = (("weights", BLUE, ""), ("reserve", ORANGE, "//"), ("cache pool", GREEN, "--"),
          ("unused", GREY, ".."))
 GB = 1e9  # the lesson reads "80 GB" as billions of bytes
 

@@ -32,7 +32,7 @@ from kvlesson.memory.units import gib
 PASTED = "pasted config.json"  # the model choice that reads the text box
 TP_CHOICES = (1, 2, 4, 8)  # GPUs one model is split over: the sizes of one server's NVLink group
 LONGEST_CHOICES = (4_096, 8_192, 32_768, 131_072, 262_144)  # common max_model_len values
-PLAN = (("weights / tp", BLUE, ""), ("profiled", ORANGE, "//"), ("KV pool", GREEN, ""),
+PLAN = (("weights / tp", BLUE, ""), ("profiled", ORANGE, "//"), ("KV pool", GREEN, "--"),
         ("unused", GREY, ".."))
 
 
