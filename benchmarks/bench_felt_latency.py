@@ -117,7 +117,7 @@ WATCH = """
 # move ends when the new image is painted, or, when the kernel went idle without sending a
 # new PNG (the picture is the same for both values), when the new caption is painted.
 ARM = """
-([img, caption]) => {
+([picture, caption]) => {
   const felt = window.__felt;
   for (const times of [felt.input, felt.sent, felt.frames]) times.length = 0;
   // the next frame's callbacks run before it is painted; a task posted from them runs after
@@ -126,7 +126,9 @@ ARM = """
     channel.port1.onmessage = () => done(performance.now());
     channel.port2.postMessage(null);
   }));
-  const old = img.getAttribute('src');
+  // the picture is an HTML widget holding an <img alt src="data:...">: a move replaces it
+  const old = (picture.querySelector('img') || {}).src;
+  let changed = false;
   const captionShown = new Promise((resolve) => {
     const watch = new MutationObserver(async () => {
       watch.disconnect();
@@ -137,16 +139,18 @@ ARM = """
   });
   felt.move = new Promise((resolve) => {
     const watch = new MutationObserver(async () => {
-      if (img.getAttribute('src') === old) return;
+      const img = picture.querySelector('img');
+      if (!img || img.src === old) return;
+      changed = true;
       watch.disconnect();
       const shown = performance.now();
       await img.decode();
       const decoded = performance.now();
       resolve({what: 'image', shown, decoded, painted: await painted()});
     });
-    watch.observe(img, {attributes: true, attributeFilter: ['src']});
+    watch.observe(picture, {subtree: true, childList: true, attributes: true});
     felt.idle = () => {
-      if (!felt.frames.some(([, , type]) => type === 'comm_msg+buffers')) captionShown.then(resolve);
+      if (!changed) captionShown.then(resolve);
     };
   });
 }
@@ -262,14 +266,13 @@ def explorers_on(panel: Locator) -> list[Locator]:
     """Every explorer's widget box in the notebook: an output box with a slider and an image."""
     page = panel.page
     boxes = (panel.locator(".jp-OutputArea-output .widget-vbox")
-             .filter(has=page.locator(".noUi-handle")).filter(has=page.locator("img")))
+             .filter(has=page.locator(".kvlesson-slider")).filter(has=page.locator("img")))
     return boxes.all()
 
 
 def position(handle: Locator) -> tuple[float, float, float]:
-    """The handle's value, and the slider's two ends."""
-    return tuple(float(handle.get_attribute(name) or 0)
-                 for name in ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
+    """The range input's position, and its two ends."""
+    return tuple(float(value) for value in handle.evaluate("(el) => [el.value, el.min, el.max]"))
 
 
 def next_key(handle: Locator, key: str) -> str:
@@ -283,9 +286,9 @@ def next_key(handle: Locator, key: str) -> str:
 def time_slider(page: Page, box: Locator, row: Locator, moves: int) -> list[Move]:
     """Press the slider's arrows `moves` + 1 times, one way to its end, then back; the moves
     after the first, each marked when its setting was shown before."""
-    handle = row.locator(".noUi-handle").first
-    image = box.locator("img").last.element_handle()
-    caption = box.locator(".widget-html").last.element_handle()
+    handle = row.locator("input[type=range]").first
+    image = box.locator(".widget-html").last.element_handle()
+    caption = box.locator(".widget-html").nth(-2).element_handle()
     seen = {position(handle)[0]}
     key, timed = KEYS[0], []
     for press in range(moves + 1):
@@ -315,8 +318,8 @@ def time_notebook(page: Page, lab: str, assignment: str, moves: int) -> list[Sli
     for number, box in enumerate(boxes, 1):
         box.scroll_into_view_if_needed()
         which = f" #{number}" if len(boxes) > 1 else ""
-        for row in box.locator(".widget-slider").all():
-            label = row.locator(".widget-label").first.inner_text().strip()
+        for row in box.locator(".kvlesson-slider").all():
+            label = row.locator("label").first.inner_text().strip()
             print(f"  {assignment}{which}: {label} ...", file=sys.stderr, flush=True)
             timings.append(SliderTiming(f"{assignment}{which}: {label}",
                                         time_slider(page, box, row, moves)))
