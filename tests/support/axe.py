@@ -25,7 +25,8 @@ class Violation:
     nodes: tuple[str, ...]
 
     def __str__(self) -> str:
-        return f"{self.rule} ({self.impact}, {len(self.nodes)}): {self.help}: {list(self.nodes)[:5]}"
+        nodes = list(self.nodes)[:5]
+        return f"{self.rule} ({self.impact}, {len(self.nodes)}): {self.help}: {nodes}"
 
 
 def violations(page: Page, context: str | dict | None = None) -> list[Violation]:

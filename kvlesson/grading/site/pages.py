@@ -54,16 +54,17 @@ def merged(release: nbformat.NotebookNode, solution: nbformat.NotebookNode,
     page = copy.deepcopy(release)
     outputs = withheld = 0
     for index, (cell, executed) in enumerate(zip(page.cells, solution.cells)):
-        if cell.cell_type != executed.cell_type or role(cell) != role(executed):
-            raise Mismatch(f"{name}: cell {index} is a {cell.cell_type} {role(cell)} cell in the "
+        kind = role(cell)
+        if cell.cell_type != executed.cell_type or kind != role(executed):
+            raise Mismatch(f"{name}: cell {index} is a {cell.cell_type} {kind} cell in the "
                            f"release, a {executed.cell_type} {role(executed)} one in solutions/")
-        if role(cell) == "text" and cell.source != executed.source:
+        if kind == "text" and cell.source != executed.source:
             raise Mismatch(f"{name}: cell {index} differs between the release and solutions/: "
                            "run python -m kvlesson.course build")
         cell.metadata.pop("nbgrader", None)
         if cell.cell_type != "code":
             continue
-        if role(cell) == "text":
+        if kind == "text":
             cell.outputs = [without_records(o) for o in copy.deepcopy(executed.outputs)]
             cell.execution_count = executed.execution_count
             outputs += len(cell.outputs)
