@@ -25,10 +25,10 @@ c.Autograde.autograde_preprocessors = [
     for step in Autograde.class_traits()["autograde_preprocessors"].default()
 ]
 # Locked cells are put back as the instructor wrote them; nbgrader's warning that one
-# "has changed" comes only when it differs from what the release gave (kvlesson/grading/released_cells.py:
+# "has changed" comes only when it differs from what the release gave (kvlesson/grading/course/released.py:
 # without it, every test cell with hidden tests of every honest student is warned about).
 c.Autograde.sanitize_preprocessors = [
-    "kvlesson.grading.released_cells.OverwriteReleasedCells" if step is OverwriteCells else step
+    "kvlesson.grading.course.released.OverwriteReleasedCells" if step is OverwriteCells else step
     for step in Autograde.class_traits()["sanitize_preprocessors"].default()
 ]
 # A student's cell may loop or hang: stop it after 30 s (no cell of the
@@ -39,13 +39,13 @@ c.Execute.interrupt_on_timeout = True
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
-# The exchange, safe between accounts (kvlesson/grading/safe_exchange.py): collect seals each
+# The exchange, safe between accounts (kvlesson/grading/exchange.py): collect seals each
 # submission (a link planted in the exchange to your notebook, keys/ or the gradebook is left
 # out and flagged) and skips work handed in under a classmate's name; submit leaves a
 # submission to its student and the instructors; feedback is never released through a link.
-c.ExchangeFactory.collect = "kvlesson.grading.safe_exchange.SafeCollect"
-c.ExchangeFactory.submit = "kvlesson.grading.safe_exchange.SafeSubmit"
-c.ExchangeFactory.release_feedback = "kvlesson.grading.safe_exchange.SafeReleaseFeedback"
+c.ExchangeFactory.collect = "kvlesson.grading.exchange.SafeCollect"
+c.ExchangeFactory.submit = "kvlesson.grading.exchange.SafeSubmit"
+c.ExchangeFactory.release_feedback = "kvlesson.grading.exchange.SafeReleaseFeedback"
 # Feedback pages keep only inert HTML (the grading command also cleans every graded
 # notebook before the formgrader shows it).
 c.HTMLExporter.sanitize_html = True

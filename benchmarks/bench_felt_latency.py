@@ -57,8 +57,7 @@ from playwright.sync_api import Locator, Page
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))  # the browser tests' JupyterLab and Chromium
 
-from support.browser import (VIEWPORT, chromium, notebook_file, open_notebook,  # noqa: E402
-                          problems_on_page, run_all, served_lab)
+from support.browser import VIEWPORT, chromium, open_notebook, problems_on_page, run_all, served_lab  # noqa: E402
 
 LIVE_MS = 100  # a move feels instant below this
 PAUSE_S = 0.4  # between two presses, as a person reads the new picture

@@ -25,7 +25,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repository, uninstalled
 
-from kvlesson.grading import course_build  # noqa: E402
+from kvlesson.grading.build import command as course_build  # noqa: E402
 
 ASSIGNMENT, NOTEBOOK = "01_floor_plan", "floor_plan"
 
@@ -59,7 +59,7 @@ def make_class(base: Path, size: int) -> Path:
 
 def grade(root: Path, jobs: int) -> float:
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "kvlesson.grade", ASSIGNMENT, "--course",
+    done = subprocess.run([sys.executable, "-m", "kvlesson", "grade", ASSIGNMENT, "--course",
                            str(root), "--jobs", str(jobs)], capture_output=True, text=True)
     seconds = time.perf_counter() - start
     if done.returncode != 0:

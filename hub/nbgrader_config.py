@@ -15,4 +15,4 @@ c.CourseDirectory.course_id = "kvlesson"  # the course id of the repository's nb
 # does not make it: see docs/jupyterhub.md). KVLESSON_EXCHANGE moves it, for the tests.
 c.Exchange.root = os.environ.get("KVLESSON_EXCHANGE", "/srv/nbgrader/exchange")
 # Each submission folder closed to other students (nbgrader's own leaves it writable by all).
-c.ExchangeFactory.submit = "kvlesson.grading.safe_exchange.SafeSubmit"
+c.ExchangeFactory.submit = "kvlesson.grading.exchange.SafeSubmit"

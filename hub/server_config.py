@@ -2,7 +2,7 @@
 to PREFIX/etc/everyone).
 
 JupyterLab's terminal starts a login shell by default, and a login shell reads /etc/profile,
-which sets PATH again without the hub's environment: `python -m kvlesson.grade` and
+which sets PATH again without the hub's environment: `kvlesson grade` and
 `nbgrader` would not be found (Debian has no `python` at all). A plain interactive bash
 keeps the PATH the hub gave the server (hub/jupyterhub_config.py).
 """

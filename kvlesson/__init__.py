@@ -2,25 +2,69 @@
 
 The lesson's model as a small package: GPUs and models as data, the memory
 floor, the block pool, the seeded chats, the server step by step, and the
-cap sweep. The notebooks call these; `python -m kvlesson` prints every number
+cap sweep. The notebooks call these; `kvlesson numbers` prints every number
 the lesson quotes.
 """
 
-from kvlesson.memory.floor import (BLOCK_TOKENS, RESERVE_BYTES, TYPICAL_CHAT, MemoryParts, Room,
-                                   ServerWontStart, blocks_for, check_starts,
-                                   first_share_with_blocks, lowest_share, max_concurrency,
-                                   memory_parts, pool_tokens, room)
-from kvlesson.memory.specs import (A100_40GB, A100_80GB, A100_80GIB, GPU, H100_80GB, LLAMA_31_8B,
-                                   LLAMA_33_70B, QWEN25_7B, RTX_3090, Model, as_gib, gpu, model)
+from kvlesson.memory.floor import (
+                                   BLOCK_TOKENS,
+                                   RESERVE_BYTES,
+                                   TYPICAL_CHAT,
+                                   MemoryParts,
+                                   Room,
+                                   ServerWontStart,
+                                   blocks_for,
+                                   check_starts,
+                                   first_share_with_blocks,
+                                   lowest_share,
+                                   max_concurrency,
+                                   memory_parts,
+                                   pool_tokens,
+                                   room,
+)
+from kvlesson.memory.specs import (
+                                   A100_40GB,
+                                   A100_80GB,
+                                   A100_80GIB,
+                                   GPU,
+                                   H100_80GB,
+                                   LLAMA_31_8B,
+                                   LLAMA_33_70B,
+                                   QWEN25_7B,
+                                   RTX_3090,
+                                   Model,
+                                   as_gib,
+                                   gpu,
+                                   model,
+)
 from kvlesson.memory.startup import Startup, startup
 from kvlesson.memory.vllm_log import LogCheck, VllmLog, check_log, read_vllm_log
-from kvlesson.serving.arrivals import Request, agents, burst_arrivals, office_day, poisson_arrivals
+from kvlesson.serving.arrivals import (
+                                   Request,
+                                   agents,
+                                   burst_arrivals,
+                                   office_day,
+                                   poisson_arrivals,
+)
 from kvlesson.serving.chats import Chat, lesson_chats
 from kvlesson.serving.fast_engine import serve_fast
-from kvlesson.serving.latency import Latency, Spread, chat_times, latency, percentile, queue_frame
+from kvlesson.serving.latency import (
+                                   Latency,
+                                   Spread,
+                                   chat_times,
+                                   latency,
+                                   percentile,
+                                   queue_frame,
+)
 from kvlesson.serving.server import ServeResult, Step, serve
-from kvlesson.serving.sweep import (CAPS, cap_sweep, knee, prefill_floor, prefill_seconds,
-                                    stops_paying)
+from kvlesson.serving.sweep import (
+                                   CAPS,
+                                   cap_sweep,
+                                   knee,
+                                   prefill_floor,
+                                   prefill_seconds,
+                                   stops_paying,
+)
 from kvlesson.serving.trace import trace
 
 __all__ = [

@@ -1,23 +1,10 @@
-"""`python -m kvlesson.course`: build the course, or the course for other hardware
-(kvlesson.grading.course_build).
+"""`python -m kvlesson.course`: an earlier release's address of the one command (kvlesson.cli).
 
-A command's old address, kept so that what instructors and the guides type still works.
-`python -m kvlesson.course site` builds the course as a static website
-(kvlesson.grading.site.command).
+It still works for one release, and says what to type now.
 """
 
-import sys
-
-from kvlesson.grading.course_build import main
-
-
-def dispatch(argv: list[str]) -> int:
-    """`site` to the website's command, every other command to the build's."""
-    if argv[:1] == ["site"]:
-        from kvlesson.grading.site.command import main as site
-        return site(argv[1:])
-    return main(argv)
+from kvlesson.cli import old_address
 
 
 if __name__ == "__main__":
-    raise SystemExit(dispatch(sys.argv[1:]))
+    raise SystemExit(old_address("kvlesson.course"))

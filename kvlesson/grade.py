@@ -1,9 +1,9 @@
-"""`python -m kvlesson.grade`: grade a whole class (kvlesson.grading.grade_class).
+"""`python -m kvlesson.grade`: an earlier release's address of the one command (kvlesson.cli).
 
-A command's old address, kept so that what instructors and the guides type still works.
+It still works for one release, and says what to type now.
 """
 
-from kvlesson.grading.grade_class import main
+from kvlesson.cli import old_address
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(old_address("kvlesson.grade"))

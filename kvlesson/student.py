@@ -1,10 +1,9 @@
-"""`python -m kvlesson.student`: give JupyterLab the student interface
-(kvlesson.grading.student_lab).
+"""`python -m kvlesson.student`: an earlier release's address of the one command (kvlesson.cli).
 
-A command's old address, kept so that what instructors and the guides type still works.
+It still works for one release, and says what to type now.
 """
 
-from kvlesson.grading.student_lab import main
+from kvlesson.cli import old_address
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(old_address("kvlesson.student"))

@@ -13,11 +13,12 @@
 # `course` extra) on the first run and again only when pyproject.toml changes. For the tests:
 # KVLESSON_PYTHON names a Python that already has the course (no venv, no pip).
 #
-# A student's JupyterLab serves notebooks/ (every notebook and every link between them opens;
-# solutions/ is out of reach) and reads its Jupyter config from .kvlesson/student/, where
-# `python -m kvlesson.student --user` hides nbgrader's instructor tools and the news question:
-# the instructor's own config (~/.jupyter) is never touched. The server starts in the
-# repository root, so the Validate button reads the course's nbgrader_config.py.
+# A student's JupyterLab (`kvlesson open`, kvlesson/grading/student_lab.py) serves notebooks/
+# (every notebook and every link between them opens; solutions/ is out of reach) and reads its
+# Jupyter config from .kvlesson/student/, where `kvlesson student --user` hides nbgrader's
+# instructor tools and the news question: the instructor's own config (~/.jupyter) is never
+# touched. The server starts in the repository root, so the Validate button reads the course's
+# nbgrader_config.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -75,30 +76,8 @@ print(sys.prefix, hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest(
   fi
 fi
 
-# --- the student's interface ----------------------------------------------------------------
-args=()
-if [ "$role" = student ]; then
-  export JUPYTER_CONFIG_DIR=$state/student
-  # First on the config path too: in a virtual environment Jupyter otherwise prefers the
-  # environment's config (where nbgrader enables every tool) to JUPYTER_CONFIG_DIR's.
-  export JUPYTER_CONFIG_PATH=$JUPYTER_CONFIG_DIR${JUPYTER_CONFIG_PATH:+:$JUPYTER_CONFIG_PATH}
-  export JUPYTERLAB_SETTINGS_DIR=$JUPYTER_CONFIG_DIR/lab/user-settings
-  export JUPYTERLAB_WORKSPACES_DIR=$JUPYTER_CONFIG_DIR/lab/workspaces
-  stamp=$JUPYTER_CONFIG_DIR/kvlesson-student.json
-  if [ ! -f "$stamp" ] || [ kvlesson/grading/student_lab.py -nt "$stamp" ]; then
-    "$python" -m kvlesson.student --user
-  fi
-  args=(--ServerApp.root_dir="$repo/notebooks"
-        --LabApp.default_url=/lab/tree/00_start_here/start_here.ipynb)
-fi
-# JupyterLab refuses to run as root (a container, a fresh VM) unless told to.
-if [ "$(id -u)" = 0 ]; then args+=(--allow-root); fi
-
-if [ "$role" = student ]; then
-  echo "Opening the course at notebook 0 (00_start_here/start_here.ipynb)."
-else
-  echo "Opening the repository root with every nbgrader tool (Nbgrader menu, formgrader)."
-fi
-echo "If no browser opens, open the http://127.0.0.1:... link printed below."
-echo "To stop the server: Ctrl+C twice here, or File > Shut Down in JupyterLab."
-exec "$python" -m jupyterlab "${args[@]}" "$@"
+# --- JupyterLab, by the course's own command ------------------------------------------------
+# `kvlesson open` serves notebooks/ with the student's interface (or, --instructor, the
+# repository root with every tool), with this Python's programs first on the server's PATH.
+if [ "$role" = instructor ]; then set -- --instructor "$@"; fi
+exec "$python" -m kvlesson open "$@"

@@ -18,6 +18,9 @@ from pathlib import Path
 
 import pytest
 
+# The browser fixtures (`browser`, `page`: Debian's Chromium) for every test that asks for them.
+pytest_plugins = ["support.browser"]
+
 SYSTEM = Path(__file__).resolve().parent / "system"
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 

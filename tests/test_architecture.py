@@ -4,8 +4,11 @@ kvlesson has four wings, each a subpackage, in layers: the model's `memory` and
 `serving`, the `lesson` (what the notebooks show) and `grading` (the course's
 machinery), with `arguments` (checks on what a caller passes in) under them all. A
 module may import its own wing and the wings below it, never one above; the package
-root and the commands' entry modules sit on top. No import circle, at any depth.
-Imports are read as code (`ast`), at the top of a module and inside its functions.
+root, the one command (`kvlesson.cli`) and the commands' entry modules sit on top.
+Inside `grading`, sub-wings by role and by where the code runs stand on floors of their
+own (GRADING): each may import itself and the sub-wings its row names, nothing else of
+the wing. No import circle, at any depth. Imports are read as code (`ast`), at the top
+of a module and inside its functions.
 """
 
 from __future__ import annotations
@@ -22,8 +25,25 @@ PACKAGE = ROOT / "kvlesson"
 LAYERS = ["kvlesson.arguments", "kvlesson.memory", "kvlesson.serving", "kvlesson.lesson",
           "kvlesson.grading"]
 ROOT = "kvlesson"  # the package's __init__: `import kvlesson as kv`, the model's public names
+COMMAND = "kvlesson.cli"  # the one command, `kvlesson VERB`: imported by the entries only
 ENTRIES = {"kvlesson.__main__", "kvlesson.grade", "kvlesson.course", "kvlesson.student",
            "kvlesson.box"}  # the commands' addresses: on top, imported by nothing
+# The grading wing's sub-wings and what each may import of the wing besides itself, lowest
+# first (docs/architecture.md's table): what runs in the student's kernel, the course on disk
+# (the ground floor), the box, the marking (pure), the build, the exchange, the website, the
+# class report, the grade command; the student's Lab imports nothing of the wing.
+GRADING = {
+    "checks": set(),
+    "course": set(),
+    "box": {"checks", "course"},
+    "marking": {"checks", "course"},
+    "build": {"checks", "course"},
+    "exchange": {"course"},
+    "site": {"course", "build"},
+    "report": {"course", "marking"},
+    "grade": {"course", "box", "marking", "report"},
+    "student_lab": set(),
+}
 
 
 def module_name(path: Path) -> str:
@@ -63,9 +83,16 @@ def layer_of(module: str) -> int | None:
     return None
 
 
+def sub_wing(module: str) -> str | None:
+    """The grading sub-wing `module` belongs to (None: not in the grading wing's sub-wings)."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["kvlesson", "grading"] else None
+
+
 def broken_rules(imports: dict[str, set[str]]) -> list[str]:
-    """Every import that goes up a layer, reaches an entry module, or reaches the package
-    root from a wing below grading (the root imports the model: a circle)."""
+    """Every import that goes up a layer, reaches an entry module or the one command (from
+    anything but an entry), reaches the package root from a wing below grading (the root
+    imports the model: a circle), or crosses between grading's sub-wings against GRADING."""
     broken = []
     for module, targets in sorted(imports.items()):
         mine = layer_of(module)
@@ -73,8 +100,14 @@ def broken_rules(imports: dict[str, set[str]]) -> list[str]:
             theirs = layer_of(target)
             if target in ENTRIES:
                 broken.append(f"{module} imports the command entry {target}")
+            elif target == COMMAND and module not in ENTRIES:
+                broken.append(f"{module} imports the one command {COMMAND}")
             elif mine is None:
-                continue  # the root and the entries may use every wing
+                continue  # the root, the command and the entries may use every wing
+            elif sub_wing(module) and sub_wing(target) \
+                    and sub_wing(target) not in GRADING[sub_wing(module)] | {sub_wing(module)}:
+                broken.append(f"{module} (grading/{sub_wing(module)}) imports {target} "
+                              f"(grading/{sub_wing(target)})")
             elif theirs is None and mine < LAYERS.index("kvlesson.grading"):
                 broken.append(f"{module} imports the package root {target}")
             elif theirs is not None and theirs > mine:
@@ -104,14 +137,33 @@ def circles(imports: dict[str, set[str]]) -> list[list[str]]:
 
 def test_every_module_belongs_to_a_wing_or_is_an_entry():
     stray = [name for name in modules() if layer_of(name) is None
-             and name not in ENTRIES and name != ROOT]
+             and name not in ENTRIES | {COMMAND, ROOT}]
     assert not stray, f"modules outside the wings (see docs/architecture.md): {stray}"
 
 
+def test_every_grading_module_belongs_to_a_sub_wing():
+    stray = [name for name in modules() if name.startswith("kvlesson.grading.")
+             and sub_wing(name) not in GRADING]
+    assert not stray, f"grading modules outside its sub-wings (docs/architecture.md): {stray}"
+
+
 def test_each_wing_says_what_it_is_and_what_it_may_import():
-    for wing in LAYERS[1:]:
+    wings = LAYERS[1:] + [f"kvlesson.grading.{name}" for name in GRADING
+                          if f"kvlesson.grading.{name}" in modules()
+                          and modules()[f"kvlesson.grading.{name}"].name == "__init__.py"]
+    for wing in wings:
         doc = ast.get_docstring(ast.parse(modules()[wing].read_text())) or ""
         assert "May import" in doc, f"{wing}/__init__.py must say what the wing may import"
+
+
+def test_the_grading_floors_are_a_few_and_none_goes_up():
+    """The sub-wings' rules put them on floors: none imports one on its own floor or above."""
+    floor: dict[str, int] = {}
+    while len(floor) < len(GRADING):
+        for name, below in GRADING.items():
+            if name not in floor and below <= set(floor):
+                floor[name] = 1 + max((floor[b] for b in below), default=-1)
+    assert max(floor.values()) <= 4, floor  # five floors at most: 0 to 4
 
 
 def test_no_wing_imports_a_wing_above_it():
@@ -124,10 +176,15 @@ def test_no_import_circle():
 
 @pytest.mark.parametrize("imports, problem", [
     ({"kvlesson.memory.floor": {"kvlesson.lesson.quote"}}, "memory.floor (kvlesson.memory)"),
-    ({"kvlesson.serving.server": {"kvlesson.grading.selfcheck"}}, "serving.server"),
-    ({"kvlesson.lesson.charts": {"kvlesson.grading.probes"}}, "lesson.charts"),
+    ({"kvlesson.serving.server": {"kvlesson.grading.checks.selfcheck"}}, "serving.server"),
+    ({"kvlesson.lesson.charts": {"kvlesson.grading.checks.probes"}}, "lesson.charts"),
     ({"kvlesson.memory.specs": {"kvlesson"}}, "the package root"),
-    ({"kvlesson.grading.marking": {"kvlesson.grade"}}, "command entry"),
+    ({"kvlesson.grading.marking.marks": {"kvlesson.grade"}}, "command entry"),
+    ({"kvlesson.grading.grade.command": {"kvlesson.cli"}}, "the one command"),
+    ({"kvlesson.grading.report.page": {"kvlesson.grading.grade.store"}}, "(grading/grade)"),
+    ({"kvlesson.grading.marking.marks": {"kvlesson.grading.build.mutants"}}, "(grading/build)"),
+    ({"kvlesson.grading.course.folders": {"kvlesson.grading.checks.probes"}}, "(grading/checks)"),
+    ({"kvlesson.grading.checks.selfcheck": {"kvlesson.grading.course.key"}}, "(grading/course)"),
 ])
 def test_the_rules_catch_a_wrong_import(imports, problem):
     assert any(problem in line for line in broken_rules(imports))
@@ -148,10 +205,38 @@ def test_the_reader_sees_imports_inside_functions(tmp_path):
                                                             "kvlesson.grading"}
 
 
-def test_the_architecture_page_names_every_module():
-    """docs/architecture.md draws the tree: a module it does not name is a drifted page."""
-    page = (PACKAGE.parent / "docs" / "architecture.md").read_text()
-    missing = [path.relative_to(PACKAGE).as_posix() for path in sorted(PACKAGE.rglob("*.py"))
-               if path.name != "__init__.py" and path.parent.name != "box"
-               and path.name not in page]
-    assert not missing, f"docs/architecture.md does not name {missing}"
+def tree_paths(page: str) -> set[str]:
+    """The files the architecture page's tree draws, as paths below kvlesson/: each name in
+    the tree's first column, under the folders above it (two spaces a level)."""
+    block = page.split("```text\n", 1)[1].split("```", 1)[0]
+    folders: list[str] = []
+    found = set()
+    for line in block.splitlines()[1:]:  # the first line is kvlesson/ itself
+        indent = (len(line) - len(line.lstrip())) // 2 - 1
+        words = line.strip().split("  ")[0]
+        if not words or indent < 0:
+            continue
+        del folders[indent:]
+        if words.endswith("/"):
+            folders.append(words.rstrip("/"))
+        else:
+            found |= {"/".join([*folders, name.strip()]) for name in words.split(",")
+                      if name.strip().endswith(".py")}
+    return found
+
+
+def test_the_architecture_page_draws_every_module_where_it_is():
+    """docs/architecture.md draws the tree: a module it does not draw in its folder, or a file
+    it draws that is not there, is a drifted page."""
+    drawn = tree_paths((PACKAGE.parent / "docs" / "architecture.md").read_text())
+    there = {path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*.py")
+             if path.name not in ("__init__.py", "__main__.py") or path.parent == PACKAGE}
+    there.discard("__init__.py")
+    assert there - drawn == set(), f"docs/architecture.md does not draw {sorted(there - drawn)}"
+    gone = {path for path in drawn if not (PACKAGE / path).is_file()}
+    assert gone == set(), f"docs/architecture.md draws files that are not there: {sorted(gone)}"
+
+
+def test_the_tree_reader_follows_the_folders():
+    page = "```text\nkvlesson/\n  a.py    x\n  w/\n    b.py  y\n    s/\n      c.py\n  d.py, e.py\n```"
+    assert tree_paths(page) == {"a.py", "w/b.py", "w/s/c.py", "d.py", "e.py"}

@@ -13,14 +13,14 @@ import subprocess
 import sys
 from functools import partial
 
-import kvlesson as kv
 import numpy as np
 import pandas as pd
 import pytest
-from kvlesson.grading import probes
+
+import kvlesson as kv
+from kvlesson.grading.checks import probes
 from kvlesson.lesson.numbers import lesson_numbers
 from kvlesson.memory.specs import LLAMA_31_8B_CONFIG
-
 from support.paths import ROOT
 
 REPO = ROOT
@@ -408,7 +408,7 @@ def test_good_answers_come_back_in_the_checked_form():
     assert probes.normal(pool_probe("yes_no"), False) == "bool:False"
 
 
-# --- python -m kvlesson ------------------------------------------------------------------
+# --- kvlesson numbers --------------------------------------------------------------------
 
 @pytest.mark.parametrize("args, message", [
     (["--share", "0"], "share must be in 1..100, got 0"),
@@ -419,16 +419,17 @@ def test_good_answers_come_back_in_the_checked_form():
     (["--gpu", "B200"], "argument --gpu: invalid choice: 'B200'"),
 ])
 def test_cli_usage_errors(args, message):
-    run = subprocess.run([sys.executable, "-m", "kvlesson", *args], cwd=REPO,
+    run = subprocess.run([sys.executable, "-m", "kvlesson", "numbers", *args], cwd=REPO,
                          capture_output=True, text=True, timeout=60, check=False)
     assert run.returncode == 2
     assert run.stdout == ""
-    assert "usage: python -m kvlesson" in run.stderr
+    assert "usage: kvlesson numbers" in run.stderr
     assert message in run.stderr
 
 
 def test_cli_says_when_the_server_will_not_start():
-    run = subprocess.run([sys.executable, "-m", "kvlesson", "--share", "40", "--longest", "128000"],
+    run = subprocess.run([sys.executable, "-m", "kvlesson", "numbers", "--share", "40", "--longest",
+                          "128000"],
                          cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
     assert run.returncode == 0
     assert "the server will not start" in run.stdout

@@ -1,10 +1,23 @@
-"""The course's machinery: self-checks, the release, grading and the student's JupyterLab.
+"""The course's machinery: self-checks, the build, the grading box, marking, the grade
+command, the class report, the exchange and the student's JupyterLab.
 
-The kinds of answer and their normal forms (`probes`), the self-check and the hidden
-test's record (`selfcheck`), known mistakes (`mistakes`), the build that stamps hashes and
-writes keys (`stamping`, `course_build`), marking outside the kernel (`marking`), the
-grading box (`box`), the one grading command (`grade_class`), autograde's check of locked
-cells (`released_cells`) and the student's interface (`student_lab`).
+Sub-wings by role in the pipeline and by where the code runs, lowest first (each may import
+itself and the ones named; docs/architecture.md draws them, tests/test_architecture.py
+keeps them):
+
+* `checks/`: runs in the student's kernel: the self-check, the hidden test's record,
+  forbidden functions. Nothing else of the wing, and no nbgrader.
+* `course/`: the course on disk, the ground floor: its folders and configuration, the key,
+  the catalogue of known mistakes, the gradebook, sealing, the result types.
+* `box/` (checks, course): where a submission's kernel runs.
+* `marking/` (checks, course): an autograded notebook and its key to marks. Pure: no
+  writes, no processes.
+* `build/` (checks, course): `kvlesson build` and `for`: execute, search probes, stamp.
+* `exchange.py` (course): nbgrader's exchange made safe between accounts.
+* `site/` (course, build): `kvlesson site`, the course as an offline static website.
+* `report/` (course, marking): what the class got wrong, read from the course.
+* `grade/` (course, box, marking, report): `kvlesson grade`: workers, a deadline, one writer.
+* `student_lab.py`: the student's JupyterLab; imports nothing of the wing.
 
 May import anything in kvlesson; nothing in the model or the lesson imports it.
 """

@@ -29,7 +29,7 @@ from kvlesson.lesson.sentences import (CeilingView, FloorView, PauseView, SweepV
                                        floor_view, pause_view, sweep_view)
 from kvlesson.lesson.slider import Slider
 from kvlesson.memory.floor import RESERVE_BYTES, ServerWontStart
-from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.serving.chats import Chat, as_chats, lesson_chats
 from kvlesson.serving.server import LESSON_LONGEST, LESSON_SHARE
 from kvlesson.serving.sweep import CAPS

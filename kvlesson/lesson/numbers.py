@@ -1,6 +1,6 @@
 """Every number the lesson quotes, computed, section by section.
 
-This is the course's single source of truth: `python -m kvlesson` prints it,
+This is the course's single source of truth: `kvlesson numbers` prints it,
 the tests pin it, and for another GPU or model it is the same code with other
 specs.
 """
@@ -11,14 +11,28 @@ from kvlesson.arguments import whole
 from kvlesson.lesson import quote
 from kvlesson.lesson.quote import Figure
 from kvlesson.lesson.real_server_numbers import real_server_numbers
-from kvlesson.memory.floor import (RESERVE_BYTES, TYPICAL_CHAT, ServerWontStart, blocks_for,
-                                   first_share_with_blocks, lowest_share, memory_parts, readings,
-                                   room)
+from kvlesson.memory.floor import (
+    RESERVE_BYTES,
+    TYPICAL_CHAT,
+    ServerWontStart,
+    blocks_for,
+    first_share_with_blocks,
+    lowest_share,
+    memory_parts,
+    readings,
+    room,
+)
 from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.serving.chats import Chat, as_chats, lesson_chats
 from kvlesson.serving.server import LESSON_LONGEST, LESSON_SHARE
-from kvlesson.serving.sweep import (CAPS, cap_for_wait, cap_sweep, knee, prefill_floor,
-                                    prefill_seconds)
+from kvlesson.serving.sweep import (
+    CAPS,
+    cap_for_wait,
+    cap_sweep,
+    knee,
+    prefill_floor,
+    prefill_seconds,
+)
 from kvlesson.serving.trace import trace
 
 TABLE_SHARES = (30, 50, 90, 98)  # the lesson's table of shares

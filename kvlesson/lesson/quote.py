@@ -1,6 +1,6 @@
 """How the lesson quotes numbers: 53.9 GB, 25,720 blocks, 8.0 ms, 8.2%.
 
-One place for the rounding, so the notebooks, `python -m kvlesson` and the
+One place for the rounding, so the notebooks, `kvlesson numbers` and the
 tests all write a number the same way; a `Figure` is one quoted number, and
 `Say` a sentence made of them.
 """

@@ -1,6 +1,6 @@
 """Every number notebook 5 quotes: from the toy to a real server's start-up log.
 
-The settings are the seeds' own and do not follow `python -m kvlesson --gpu`:
+The settings are the seeds' own and do not follow `kvlesson numbers --gpu`:
 an H100 serving Llama 3.1 8B at vLLM's default share (seed 003), Qwen2.5 7B's
 config (seed 002), one engineer's logs on two RTX 3090s (seed 001, measured
 figures kept as data in `rig_measurements`), and Llama 3.3 70B on two H100s.
@@ -15,14 +15,25 @@ import dataclasses
 from kvlesson.lesson import quote
 from kvlesson.lesson.quote import Figure
 from kvlesson.memory import rig_measurements as rig
-from kvlesson.memory.other_servers import (cache_budgets, llama_cpp_context,
-                                           share_each)
-from kvlesson.memory.specs import (A100_80GB, GIB, GPUS, H100_80GB, LLAMA_31_8B, LLAMA_33_70B,
-                                   MODELS, QWEN25_7B)
+from kvlesson.memory.other_servers import cache_budgets, llama_cpp_context, share_each
+from kvlesson.memory.specs import (
+    A100_80GB,
+    GIB,
+    GPUS,
+    H100_80GB,
+    LLAMA_31_8B,
+    LLAMA_33_70B,
+    MODELS,
+    QWEN25_7B,
+)
 from kvlesson.memory.startup import AUTO, PROFILED_BYTES, VLLM_SHARE, Startup, startup
 from kvlesson.memory.units import gib, kib
-from kvlesson.memory.vllm_defaults import (NULL_BLOCK_SINCE, SHARE_BEFORE_0_20, VLLM_RELEASE,
-                                           v1_defaults)
+from kvlesson.memory.vllm_defaults import (
+    NULL_BLOCK_SINCE,
+    SHARE_BEFORE_0_20,
+    VLLM_RELEASE,
+    v1_defaults,
+)
 
 Say = quote.Say
 

@@ -15,15 +15,32 @@ import pandas as pd
 from kvlesson.arguments import whole
 from kvlesson.lesson import quote
 from kvlesson.lesson.quote import Say
-from kvlesson.memory.floor import (BLOCK_TOKENS, RESERVE_BYTES, TYPICAL_CHAT, MemoryParts, Room,
-                                   ServerWontStart, first_share_with_blocks, memory_parts, readings,
-                                   room)
-from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.memory.floor import (
+    BLOCK_TOKENS,
+    RESERVE_BYTES,
+    TYPICAL_CHAT,
+    MemoryParts,
+    Room,
+    ServerWontStart,
+    first_share_with_blocks,
+    memory_parts,
+    readings,
+    room,
+)
+from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.memory.units import counted
 from kvlesson.serving.chats import Chat
 from kvlesson.serving.server import LESSON_LONGEST, Step
-from kvlesson.serving.sweep import (CAPS, PAYS, cap_for_wait, cap_sweep, knee, prefill_floor,
-                                    prefill_seconds, stops_paying)
+from kvlesson.serving.sweep import (
+    CAPS,
+    PAYS,
+    cap_for_wait,
+    cap_sweep,
+    knee,
+    prefill_floor,
+    prefill_seconds,
+    stops_paying,
+)
 
 
 def setting(gpu: GPU, model: Model, share: int, longest: int, cap: int,

@@ -14,8 +14,14 @@ import pandas as pd
 
 from kvlesson.lesson.numbers import CEILINGS, RESERVED_CEILINGS, TABLE_SHARES
 from kvlesson.lesson.sentences import chat_name
-from kvlesson.memory.floor import RESERVE_BYTES, TYPICAL_CHAT, ServerWontStart, lowest_share, room
-from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.memory.floor import (
+    RESERVE_BYTES,
+    TYPICAL_CHAT,
+    ServerWontStart,
+    lowest_share,
+    room,
+)
+from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.serving.server import LESSON_LONGEST, Step
 
 

@@ -19,7 +19,7 @@ from fractions import Fraction
 from numbers import Real
 
 from kvlesson.arguments import flag, of_type, positive, whole
-from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model, as_gib
+from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model, as_gib
 
 BLOCK_TOKENS = 16  # tokens in one cache block: vLLM's default block size
 RESERVE_BYTES = 2e9  # the working reserve: an invented figure, as in the lesson

@@ -37,12 +37,18 @@ from collections import deque
 from typing import Iterable
 
 from kvlesson.memory.floor import BLOCK_TOKENS, RESERVE_BYTES
-from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.serving.arrivals import Request
 from kvlesson.serving.calm_stretch import stretch_seconds
 from kvlesson.serving.fast_traffic_engine import SkippingServer
 from kvlesson.serving.results import ServeResult, Tally, summarize
-from kvlesson.serving.settings import LESSON_LONGEST, WHOLE_PROMPT, Setup, accepted, start
+from kvlesson.serving.settings import (
+    LESSON_LONGEST,
+    WHOLE_PROMPT,
+    Setup,
+    accepted,
+    start,
+)
 
 # The phase of a chat whose blocks were all reserved when it joined: it never
 # takes a block as it grows, so it is counted apart from the 16 real phases.

@@ -37,13 +37,20 @@ from collections import deque
 from typing import Iterable
 
 from kvlesson.memory.floor import BLOCK_TOKENS, RESERVE_BYTES, blocks_for
-from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.serving.arrivals import Request
 from kvlesson.serving.block_pool import BlockPool, block_names
 from kvlesson.serving.proxy import Door
 from kvlesson.serving.results import ServeResult, Step, Tally, note_queue, summarize
-from kvlesson.serving.settings import (LESSON_LONGEST, LESSON_SHARE,  # noqa: F401
-                                       WHOLE_PROMPT, Setup, accepted, make_setup, start)
+from kvlesson.serving.settings import (  # noqa: F401
+    LESSON_LONGEST,
+    LESSON_SHARE,
+    WHOLE_PROMPT,
+    Setup,
+    accepted,
+    make_setup,
+    start,
+)
 
 
 class Server:

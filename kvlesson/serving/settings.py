@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-
 from typing import Iterable
 
 from kvlesson.arguments import flag, of_type, one_of, positive, whole
-from kvlesson.memory.floor import (BLOCK_TOKENS, RESERVE_BYTES, ServerWontStart, blocks_for,
-                                   check_starts, memory_parts)
-from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.memory.floor import (
+    BLOCK_TOKENS,
+    RESERVE_BYTES,
+    ServerWontStart,
+    blocks_for,
+    check_starts,
+    memory_parts,
+)
+from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.memory.units import counted
 from kvlesson.serving.arrivals import Request, as_requests
 from kvlesson.serving.chats import Chat

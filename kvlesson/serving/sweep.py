@@ -15,7 +15,7 @@ import pandas as pd
 
 from kvlesson.arguments import of_type, positive, whole
 from kvlesson.memory.floor import RESERVE_BYTES
-from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.serving.chats import Chat, as_chats
 from kvlesson.serving.fast_engine import serve_fast
 from kvlesson.serving.server import LESSON_LONGEST, serve

@@ -6,7 +6,7 @@ from typing import Iterable
 
 from kvlesson.arguments import whole
 from kvlesson.memory.floor import RESERVE_BYTES
-from kvlesson.memory.specs import A100_80GB, LLAMA_31_8B, GPU, Model
+from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.serving.results import Step
 from kvlesson.serving.server import Server
 from kvlesson.serving.settings import WHOLE_PROMPT, start

@@ -21,8 +21,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from kvlesson.grading import safe_exchange
 
+from kvlesson.grading import exchange
+from kvlesson.grading.course import seal
 from support.paths import ROOT
 
 ASSIGNMENT = "02_ceiling"
@@ -74,7 +75,7 @@ def collected(course: Path, student: str) -> tuple[str, list[str], str]:
     folder = course / "submitted" / student / ASSIGNMENT
     notebook, stamp = folder / "ceiling.ipynb", folder / "timestamp.txt"
     return (notebook.read_text() if notebook.exists() else "",
-            safe_exchange.read_refusals(folder), stamp.read_text() if stamp.exists() else "")
+            seal.read_refusals(folder), stamp.read_text() if stamp.exists() else "")
 
 
 def test_collect_takes_each_students_own_work_and_the_class_is_not_stopped(tmp_path, course):
@@ -149,7 +150,7 @@ def test_a_submission_is_left_to_its_student_and_the_instructors(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     [folder] = (course / "inbound").iterdir()
     info = folder.stat()
-    assert oct(info.st_mode & 0o7777) == oct(safe_exchange.SUBMISSION_MODE)
+    assert oct(info.st_mode & 0o7777) == oct(exchange.SUBMISSION_MODE)
     assert info.st_gid == grp.getgrnam("daemon").gr_gid  # the instructors'
 
 

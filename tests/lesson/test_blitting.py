@@ -7,9 +7,10 @@ import io
 
 import numpy as np
 import pytest
-from kvlesson.lesson.blitting import Redraw, png_file
 from matplotlib.figure import Figure
 from PIL import Image
+
+from kvlesson.lesson.blitting import Redraw, png_file
 
 
 def decoded(png: bytes) -> tuple[str, np.ndarray]:

@@ -7,13 +7,14 @@ import html
 import io
 import threading
 
-import kvlesson as kv
 import numpy as np
 import pytest
-from kvlesson.lesson import charts, explorers, sentences, tables
-from kvlesson.lesson.quote import Say
 from matplotlib.text import Text
 from PIL import Image
+
+import kvlesson as kv
+from kvlesson.lesson import charts, explorers, sentences, tables
+from kvlesson.lesson.quote import Say
 
 
 def caption(explorer) -> str:

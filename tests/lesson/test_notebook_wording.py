@@ -15,8 +15,8 @@ import subprocess
 import sys
 
 import nbformat
-from kvlesson.grading.shown_numbers import cell_text
 
+from kvlesson.grading.build.shown_numbers import cell_text
 from support.paths import ROOT
 
 
@@ -107,8 +107,8 @@ def test_the_command_for_another_card_runs_from_a_cell(tmp_path):
     """The wrap-up's command, as IPython runs it from a cell: `!{sys.executable} -m ...` is this
     kernel's Python, whatever a fresh terminal's PATH holds. Run here with PATH emptied and an
     `--out` that already has a file, so it stops after checking its arguments."""
-    text = next(c.source for c in cells("07_wrap_up") if "kvlesson.course for" in c.source)
-    [line] = [l for l in text.splitlines() if l.startswith("!{sys.executable} -m kvlesson.course")]
+    text = next(c.source for c in cells("07_wrap_up") if "kvlesson for" in c.source)
+    [line] = [l for l in text.splitlines() if l.startswith("!{sys.executable} -m kvlesson for")]
     assert "import sys" in text
     args = line.split()[1:]
     out = tmp_path / "taken"  # a folder with a file in it: no course is written there

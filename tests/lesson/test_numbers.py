@@ -2,7 +2,7 @@
 
 The figures come from /work/shared/MODEL.md ("Numbers this must reproduce").
 Each test asserts one of them from the package's own functions; the last
-part checks that `lesson_numbers()` and `python -m kvlesson` say the same.
+part checks that `lesson_numbers()` and `kvlesson numbers` say the same.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ import subprocess
 import sys
 from collections import deque
 
-import kvlesson as kv
 import pytest
-from kvlesson.__main__ import TITLES
+
+import kvlesson as kv
+from kvlesson.lesson.printout import TITLES
 from kvlesson.lesson import quote
 from kvlesson.lesson.numbers import lesson_numbers
 from kvlesson.memory.specs import LLAMA_31_8B_CONFIG
@@ -27,7 +28,6 @@ from kvlesson.serving.sweep import (
     prefill_seconds,
     stops_paying,
 )
-
 from support.paths import ROOT
 
 REPO = ROOT
@@ -309,7 +309,7 @@ def test_unlimited_pool_is_plain_continuous_batching(chats, cap):
     assert (r.pauses, r.refused, r.tokens) == (0, 0, 94_117)
 
 
-# --- lesson_numbers() and python -m kvlesson say the lesson's strings -----------
+# --- lesson_numbers() and kvlesson numbers say the lesson's strings -----------
 
 LESSON = {
     "floor": {
@@ -364,7 +364,7 @@ def numbers():
 
 @pytest.fixture(scope="module")
 def printed() -> dict[str, dict[str, str]]:
-    """`python -m kvlesson` as {section title: {about: text}}."""
+    """`kvlesson numbers` as {section title: {about: text}}."""
     out = run_cli().stdout
     sections: dict[str, dict[str, str]] = {}
     for line in out.splitlines()[1:]:
@@ -382,7 +382,7 @@ def as_json() -> dict:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kvlesson", *args], cwd=REPO,
+    return subprocess.run([sys.executable, "-m", "kvlesson", "numbers", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=120, check=False)
 
 

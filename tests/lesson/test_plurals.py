@@ -8,9 +8,10 @@ tried here at 0, 1 and 2.
 
 from __future__ import annotations
 
-import kvlesson as kv
 import pandas as pd
 import pytest
+
+import kvlesson as kv
 from kvlesson.lesson import sentences
 from kvlesson.lesson.traffic_explorer import TrafficExplorer
 from kvlesson.memory.units import counted

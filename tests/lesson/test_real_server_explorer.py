@@ -5,9 +5,10 @@ from __future__ import annotations
 import html
 import json
 
-import kvlesson as kv
 import nbformat
 import pytest
+
+import kvlesson as kv
 from kvlesson.lesson.real_server_explorer import (
     PASTED,
     TP_CHOICES,
@@ -18,7 +19,6 @@ from kvlesson.lesson.real_server_explorer import (
 from kvlesson.lesson.real_server_numbers import FULL_LENGTH, TWO_H100
 from kvlesson.memory.specs import LLAMA_31_8B_CONFIG, MODELS
 from kvlesson.memory.startup import VLLM_SHARE, startup
-
 from support.paths import ROOT
 
 

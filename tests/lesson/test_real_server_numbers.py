@@ -1,7 +1,7 @@
 """Notebook 5's numbers, pinned as the seeds quote them, and the package calls behind them.
 
 The figures come from issue 10 (seeds 001, 002, 003). Each is pinned twice:
-as `real_server_numbers()` and `python -m kvlesson` write it, and, for the
+as `real_server_numbers()` and `kvlesson numbers` write it, and, for the
 formula-made ones, from first principles with the package's own calls.
 """
 
@@ -12,10 +12,11 @@ import json
 import subprocess
 import sys
 
-import kvlesson as kv
 import nbformat
 import pytest
-from kvlesson.__main__ import TITLES
+
+import kvlesson as kv
+from kvlesson.lesson.printout import TITLES
 from kvlesson.lesson.real_server_numbers import real_server_numbers
 from kvlesson.memory import rig_measurements
 from kvlesson.memory.other_servers import (
@@ -26,7 +27,6 @@ from kvlesson.memory.other_servers import (
 )
 from kvlesson.memory.startup import AUTO, startup
 from kvlesson.memory.vllm_defaults import v1_defaults
-
 from support.paths import ROOT
 
 REPO = ROOT
@@ -76,7 +76,7 @@ def numbers():
 
 @pytest.fixture(scope="module")
 def cli_json() -> dict:
-    run = subprocess.run([sys.executable, "-m", "kvlesson", "--json"], cwd=REPO,
+    run = subprocess.run([sys.executable, "-m", "kvlesson", "numbers", "--json"], cwd=REPO,
                          capture_output=True, text=True, timeout=300, check=True)
     return json.loads(run.stdout)
 

@@ -4,14 +4,15 @@ size sits off the box where its part leaves room, else on a white patch over it.
 
 from __future__ import annotations
 
-import kvlesson as kv
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+import kvlesson as kv
 from kvlesson.lesson import charts
 from kvlesson.lesson.real_server_explorer import PlanBar
 from kvlesson.lesson.stacked_bar import OVER_HATCH, OVER_THE_BUDGET
 from kvlesson.memory.specs import MODELS
 from kvlesson.memory.startup import startup
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 
 def drawn(chart):

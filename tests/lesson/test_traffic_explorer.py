@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 
-import kvlesson as kv
 import pytest
+
+import kvlesson as kv
 from kvlesson.lesson import traffic_charts
 from kvlesson.lesson.traffic_explorer import (
     DAY,

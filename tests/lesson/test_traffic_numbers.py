@@ -9,12 +9,12 @@ appear in the text as the text writes it.
 
 from __future__ import annotations
 
-import kvlesson as kv
 import nbformat
 import pytest
+
+import kvlesson as kv
 from kvlesson.lesson import traffic_numbers as tn
 from kvlesson.serving.settings import FIRST_CHUNK, WHOLE_PROMPT
-
 from support.paths import ROOT
 
 NOTEBOOK = ROOT / "solutions" / "06_traffic" / "traffic.ipynb"

@@ -12,9 +12,10 @@ from __future__ import annotations
 import dataclasses
 import re
 
-import kvlesson as kv
 import numpy as np
 import pytest
+
+import kvlesson as kv
 from kvlesson.memory import rig_measurements, vllm_defaults
 from kvlesson.memory.floor import BLOCK_TOKENS
 from kvlesson.memory.other_servers import cache_budgets, llama_cpp_context, share_each
@@ -23,7 +24,6 @@ from kvlesson.memory.specs import GIB
 from kvlesson.memory.startup import AUTO, startup
 from kvlesson.serving.latency import Spread
 from kvlesson.serving.settings import FIRST_CHUNK, WHOLE_PROMPT, make_setup
-
 from support.paths import ROOT
 
 DOC = ROOT / "docs" / "fidelity.md"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import kvlesson as kv
 import pytest
+
+import kvlesson as kv
 from kvlesson.memory.specs import LLAMA_31_8B_CONFIG
 
 # Qwen3 0.6B's config.json: head_dim 128 although hidden_size / heads is 64, tied embeddings.

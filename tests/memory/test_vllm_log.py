@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import dataclasses
 
-import kvlesson as kv
 import pytest
+
+import kvlesson as kv
 from kvlesson.memory import rig_measurements
 from kvlesson.memory.vllm_log import VllmLog, check_log
 

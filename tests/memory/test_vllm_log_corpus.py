@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import json
 
-import kvlesson as kv
 import pytest
+
+import kvlesson as kv
 from kvlesson.memory.specs import GIB, GPUS
 from kvlesson.memory.units import format_gib
 from kvlesson.memory.vllm_log import HALF_STEP, check_log
-
 from support.paths import DATA
 
 CORPUS = DATA / "vllm_logs"

@@ -10,6 +10,7 @@ that names the target and by how much.
 from __future__ import annotations
 
 import pytest
+
 from kvlesson.serving import capstone
 
 SOLUTION = {  # the notebook's instructor answers (solutions: Exercise 6.3)

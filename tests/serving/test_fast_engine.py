@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import math
 
-import kvlesson as kv
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
+
+import kvlesson as kv
 from kvlesson.serving.calm_stretch import stretch_seconds
 from kvlesson.serving.fast_engine import serve_fast
 from kvlesson.serving.server import make_setup, serve
-
 from support.engines import TOY_GPUS, TOY_MODEL, assert_same
 
 LESSON_CHATS = kv.lesson_chats()

@@ -16,18 +16,17 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-import kvlesson as kv
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
+
+import kvlesson as kv
 from kvlesson.serving.arrivals import Request
 from kvlesson.serving.fast_engine import serve_fast
 from kvlesson.serving.fast_traffic_engine import SkippingServer
 from kvlesson.serving.latency import latency
 from kvlesson.serving.server import serve
 from kvlesson.serving.settings import ADMIT_RULES, FIRST_CHUNK, WHOLE_PROMPT, start
-
 from support.engines import TOY_GPUS, TOY_MODEL, assert_same, workload
 from support.lesson_model import lesson_serve
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 import math
 import random
 
-import kvlesson as kv
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
+import kvlesson as kv
 from support.engines import workload
 
 

@@ -7,8 +7,9 @@ was paused or finished in it.
 
 from __future__ import annotations
 
-import kvlesson as kv
 import pytest
+
+import kvlesson as kv
 from kvlesson.serving.server import make_setup
 
 HAND = [(30, 10), (30, 10)]  # two chats of 30 prompt tokens and 10 reply tokens

@@ -11,9 +11,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-import kvlesson as kv
 import numpy as np
 import pytest
+
+import kvlesson as kv
 from kvlesson.serving.block_pool import BlockPool
 from kvlesson.serving.proxy import RETRY_AFTER_S
 

@@ -24,10 +24,15 @@ from typing import Iterable, Iterator
 
 import nbformat
 import pytest
-from kvlesson.grading import course_build
-from playwright.sync_api import Browser, Locator, Page, sync_playwright
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from playwright.sync_api import (
+    Browser,
+    Locator,
+    Page,
+    TimeoutError as PlaywrightTimeout,
+    sync_playwright,
+)
 
+from kvlesson.grading.build import command
 from support.paths import ROOT
 
 ARTIFACTS = ROOT / "artifacts"
@@ -53,7 +58,7 @@ def notebook_file(assignment: str) -> str:
 def answered_release(assignment: str) -> nbformat.NotebookNode:
     """The student notebook with every answer cell filled in from solutions/ (by grade id)."""
     name = notebook_file(assignment)
-    return course_build.answered(nbformat.read(ROOT / "notebooks" / name, as_version=4),
+    return command.answered(nbformat.read(ROOT / "notebooks" / name, as_version=4),
                            nbformat.read(ROOT / "solutions" / name, as_version=4))
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from kvlesson.grading import course_build
 
+from kvlesson.grading.build import command
 from support.paths import ROOT
 
 NBGRADER_TIMEOUT = 240  # seconds for one nbgrader command, a hang guard only
@@ -40,15 +40,15 @@ def run_nbgrader(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.
 
 def run_grade(course: Path, assignment: str | list[str],
               env: dict[str, str]) -> subprocess.CompletedProcess:
-    """The one grading command of docs/instructors.md, `python -m kvlesson.grade ASSIGNMENT
+    """The one grading command of docs/instructors.md, `kvlesson grade ASSIGNMENT
     --course ROOT` (each submission sealed, autograded in the box and marked); fail with its
     output unless it exits 0. Its stdout is the summary, its stderr the progress."""
     assignments = [assignment] if isinstance(assignment, str) else assignment
-    command = [sys.executable, "-m", "kvlesson.grade", *assignments, "--course", str(course)]
+    command = [sys.executable, "-m", "kvlesson", "grade", *assignments, "--course", str(course)]
     done = subprocess.run(command, cwd=course.parent, env=env, capture_output=True, text=True,
                           timeout=NBGRADER_TIMEOUT * 3, check=False)
     if done.returncode != 0:
-        pytest.fail(f"`kvlesson.grade {assignment}` exited {done.returncode}\n"
+        pytest.fail(f"`kvlesson grade {assignment}` exited {done.returncode}\n"
                     f"--- stdout ---\n{done.stdout}\n--- stderr ---\n{done.stderr}")
     return done
 
@@ -78,7 +78,7 @@ def instructor_env(course: Path) -> dict[str, str]:
 def make_course_root(root: Path, assignments: list[str]) -> Path:
     """An nbgrader course folder: this repository's config and autotest templates, and
     the instructor notebooks of `assignments` in solutions/<assignment>/."""
-    return course_build.copy_course(root, assignments)
+    return command.copy_course(root, assignments)
 
 
 # ---------------------------------------------------------------------------

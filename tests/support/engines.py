@@ -6,8 +6,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-import kvlesson as kv
 import numpy as np
+
+import kvlesson as kv
 
 COUNTS = ("cap", "blocks", "tokens", "steps", "pauses", "rebuilt_tokens", "refused",
           "proxy_refusals", "hit_tokens", "lookup_tokens", "replies", "arrives_s")

@@ -33,8 +33,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from kvlesson.grading import course_build
 
+from kvlesson.grading.build import command
 from support.paths import ROOT
 
 BINDER = ROOT / "binder"
@@ -281,7 +281,7 @@ def test_student_notebook_runs_in_binder(executed, binder, path):
     assert not problems, "\n\n".join(problems)
     answers = [cell for cell in nb.cells if nbgrader_role(cell) == "answer"]
     raised = [name for cell in nb.cells for name in errors(cell)]
-    if not course_build.has_exercises(path.parent.name):  # the reading page runs clean
+    if not command.has_exercises(path.parent.name):  # the reading page runs clean
         assert not answers and not raised, (answers, raised)
         return
     assert answers and all("raise NotImplementedError()" in cell.source for cell in answers), (

@@ -29,8 +29,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator
 
-import kvlesson as kv
 import pytest
+from playwright.sync_api import Locator
+
+import kvlesson as kv
 from kvlesson.lesson import explorers, sentences
 from kvlesson.lesson.real_server_explorer import real_view
 from kvlesson.lesson.traffic_explorer import DAY, RATES, traffic_view

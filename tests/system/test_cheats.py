@@ -1,7 +1,7 @@
 """Cheats against the one grading command, class by class (issues 12 and 17).
 
 One class of 01_floor_plan (6 autograded points) is submitted and graded by
-`python -m kvlesson.grade 01_floor_plan --course ROOT --jobs 2`, the command
+`kvlesson grade 01_floor_plan --course ROOT --jobs 2`, the command
 docs/instructors.md gives, in a temporary course with a short cell timeout. Three honest
 students (everything right, part right, untouched) sit among the cheats, and each of them
 must keep exactly their mark, with no flag. Each class of attack of issue 17 has at least
@@ -32,6 +32,7 @@ import re
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,9 +40,10 @@ from typing import Callable
 
 import nbformat
 import pytest
-from kvlesson.grading import course_build, marking
 from nbgrader.api import Gradebook
 
+from kvlesson.grading.build.command import copy_course
+from kvlesson.grading.course.key import key_path, read_key
 from support.course import (
     ROOT,
     account_env,
@@ -62,7 +64,7 @@ PWNED = Path("/tmp") / f"{MARKER}-pwned"  # what a file run as the grader would 
 # A TCP server of the grader's machine that no graded notebook may reach.
 LISTENER = socket.create_server(("127.0.0.1", 0))
 PORT = LISTENER.getsockname()[1]
-KEY = marking.read_key(marking.key_path(ROOT, ASSIGNMENT))
+KEY = read_key(key_path(ROOT, ASSIGNMENT))
 POINTS = {grade_id: float(ex["points"]) for grade_id, ex in KEY["exercises"].items()}
 SOLVED = instructor_solutions(ASSIGNMENT, NOTEBOOK)
 RELEASE = read_nb(ROOT / "notebooks" / ASSIGNMENT / f"{NOTEBOOK}.ipynb")
@@ -98,7 +100,8 @@ def pwn(name: str) -> str:
 
 ALWAYS_EQUAL = '''
 import hashlib
-from kvlesson.grading import probes, selfcheck
+from kvlesson.grading.checks import selfcheck
+from kvlesson.grading.checks import probes
 class Same(str):
     def __eq__(self, other): return True
     def __ne__(self, other): return False
@@ -304,7 +307,7 @@ CLASS = [
     Student("restamp", "loads stamps of its own in the set-up cell so that a wrong answer "
             "passes its self-check", solved(ex1_1_answer="def pool_bytes(share):\n    return 0"),
             without(EX1_1),
-            change=lambda path: _edit_setup(path, "\nselfcheck.answers('{}')")),
+            change=lambda path: _edit_setup(path, "\nselfcheck.load_stamps('{}')")),
     Student("shell", "reads the solutions with a `!` line", solved(**{
             Q1: SOLVED[Q1] + "\n!cat ../../../solutions/*/*.ipynb | head -c 100"}), 0.0,
             (r"shell command",)),
@@ -453,7 +456,7 @@ class Graded:
 def graded(tmp_path_factory):
     """The class submitted and graded by the one command, in one run, two at a time."""
     base = tmp_path_factory.mktemp("cheats")
-    root = course_build.copy_course(base / "course", [ASSIGNMENT])
+    root = copy_course(base / "course", [ASSIGNMENT])
     set_cell_timeout(root, CELL_TIMEOUT)
     env = {**account_env(base / "instructor", "instructor"), "KVLESSON_COURSE": str(root)}
     run_nbgrader(["generate_assignment", ASSIGNMENT, "--force"], root, env)
@@ -461,8 +464,8 @@ def graded(tmp_path_factory):
         leftover.unlink()
     for student in CLASS:
         submit(root, student)
-    command = [*"python -m kvlesson.grade".split(), ASSIGNMENT, "--course", str(root), "--jobs", "2"]
-    command[0] = shutil.which("python") or "python"
+    command = [sys.executable, "-m", "kvlesson", "grade", ASSIGNMENT, "--course", str(root),
+               "--jobs", "2"]
     done = subprocess.run(command, cwd=base, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 1, done.stdout + done.stderr  # four notebooks nbgrader cannot grade
     yield Graded(root, done, env)

@@ -4,7 +4,7 @@ A synthetic class of 01_floor_plan and 02_ceiling, built from the instructor's s
 with wrong answers written in as students write them (GB read as GiB, the reserve left
 out, floor for ceiling, the notebook's global for the argument, a forbidden function, an
 answer no known mistake gives, an untouched release), is graded once by the one command
-(`python -m kvlesson.grade 01_floor_plan 02_ceiling`). The counts each report must show
+(`kvlesson grade 01_floor_plan 02_ceiling`). The counts each report must show
 are worked out here from the class as written, never from the report's own code: the
 report's counts (HTML and CSV) must be exactly those. The page is opened in Debian's
 Chromium: no console error, every image has alt text, the charts are drawn, and a
@@ -35,17 +35,16 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from kvlesson.grading import (
-    class_report,
-    course_build,
-    diagnosis,
-    grade_class,
-    mistakes,
-    stamp_places,
-)
 from PIL import Image
 
-from support.browser import browser  # noqa: F401 - the fixture: Debian's Chromium, headless
+from kvlesson import cli
+from kvlesson.grading.build import stamp_places
+from kvlesson.grading.build.command import copy_course
+from kvlesson.grading.build.key_mistakes import key_mistakes
+from kvlesson.grading.course.known_mistakes import MISTAKES, NAMES
+from kvlesson.grading.course.results import FAILED, NOT_GRADED, PASSED, SKIPPED, ZEROED
+from kvlesson.grading.marking import diagnosis
+from kvlesson.grading.report import counts
 from support.course import (
     account_env,
     edit_notebook,
@@ -70,8 +69,8 @@ POINTS = {"q1_pool_tests": 1, "q1_unused_tests": 1, "ex1_1_tests": 2, "ex1_2_tes
           "ex2_1_tests": 1, "ex2_2_tests": 2, "q3_pool_tests": 1, "q3_blocks_tests": 1,
           "q3_starts_tests": 1}
 RESERVE = "a term of the sum is missing: `kv.RESERVE_BYTES`."
-GIB = mistakes.MISTAKES["gib"]
-CEIL = mistakes.MISTAKES["ceil"]
+GIB = MISTAKES["gib"]
+CEIL = MISTAKES["ceil"]
 GLOBAL_SHARE = "pool_bytes should use its argument `share`, not the notebook's `SHARE`."
 GLOBAL_LONGEST = ("lowest_share_for should use its argument `longest`, not the notebook's "
                   "`LONGEST`.")
@@ -106,7 +105,7 @@ assert GLOBAL_LOWEST != SOLVED["02_ceiling"]["ex2_2_answer"]
 RELEASED = None  # an answer cell left as released: its exercises are skipped
 NOT_JSON = {"file": "not a notebook"}  # what a student hands in instead of the notebook
 NONE = "none"  # a wrong answer no known mistake gives
-SKIPPED = (diagnosis.SKIPPED, "")
+SKIP = (SKIPPED, "")  # an exercise left as released
 
 
 @dataclass(frozen=True)
@@ -122,9 +121,9 @@ class Student:
     def outcome(self, exercise: str) -> tuple[str, str, str]:
         """(outcome, mistake, words) the report must count this answer as."""
         what, words = self.wrong.get(exercise, ("", ""))
-        if what in ("", diagnosis.SKIPPED, diagnosis.ZEROED, diagnosis.NOT_GRADED):
-            return what or diagnosis.PASSED, "", ""
-        return diagnosis.FAILED, "" if what == NONE else what, words
+        if what in ("", SKIPPED, ZEROED, NOT_GRADED):
+            return what or PASSED, "", ""
+        return FAILED, "" if what == NONE else what, words
 
 
 RELEASE_02 = dict.fromkeys(["ex2_1_answer", "ex2_2_answer", "q3_answer"], RELEASED)
@@ -152,12 +151,12 @@ CLASS = [
     Student("fay", {"01_floor_plan": {"ex1_1_answer": PACKAGED_POOL, "ex1_2_answer": RELEASED,
                                       "q1_answer": ""},  # emptied: skipped too
                     "02_ceiling": {**RELEASE_02, "ex2_1_answer": FLOOR_BLOCKS}},
-            {"ex1_1_tests": (diagnosis.ZEROED, ""), "ex1_2_tests": SKIPPED,
-             "q1_pool_tests": SKIPPED, "q1_unused_tests": SKIPPED, "ex2_1_tests": ("ceil", CEIL),
-             "ex2_2_tests": SKIPPED, "q3_pool_tests": SKIPPED, "q3_blocks_tests": SKIPPED,
-             "q3_starts_tests": SKIPPED}),
+            {"ex1_1_tests": (ZEROED, ""), "ex1_2_tests": SKIP,
+             "q1_pool_tests": SKIP, "q1_unused_tests": SKIP, "ex2_1_tests": ("ceil", CEIL),
+             "ex2_2_tests": SKIP, "q3_pool_tests": SKIP, "q3_blocks_tests": SKIP,
+             "q3_starts_tests": SKIP}),
     Student("hal", {"01_floor_plan": NOT_JSON},
-            dict.fromkeys(EXERCISES["01_floor_plan"], (diagnosis.NOT_GRADED, ""))),
+            dict.fromkeys(EXERCISES["01_floor_plan"], (NOT_GRADED, ""))),
 ]
 IDS = [s.id for s in CLASS]
 
@@ -172,16 +171,16 @@ def expected_exercise_rows(assignment: str) -> dict[tuple[str, str], int]:
     rows: dict[tuple[str, str], int] = {}
     for exercise in EXERCISES[assignment]:
         outcomes = [s.outcome(exercise) for s in handed_in(assignment)]
-        passed = sum(o == diagnosis.PASSED for o, _, _ in outcomes)
-        skipped = sum(o == diagnosis.SKIPPED for o, _, _ in outcomes)
+        passed = sum(o == PASSED for o, _, _ in outcomes)
+        skipped = sum(o == SKIPPED for o, _, _ in outcomes)
         rows[exercise, "handed in"] = len(outcomes)
         rows[exercise, "passed"], rows[exercise, "skipped"] = passed, skipped
         rows[exercise, "failed"] = len(outcomes) - passed - skipped
-        rows[exercise, "none"] = sum(o == diagnosis.FAILED and not m for o, m, _ in outcomes)
+        rows[exercise, "none"] = sum(o == FAILED and not m for o, m, _ in outcomes)
         for outcome, mistake, _ in outcomes:
             if mistake:
                 rows[exercise, mistake] = rows.get((exercise, mistake), 0) + 1
-            elif outcome in (diagnosis.ZEROED, diagnosis.NOT_GRADED):
+            elif outcome in (ZEROED, NOT_GRADED):
                 rows[exercise, outcome] = rows.get((exercise, outcome), 0) + 1
     return rows
 
@@ -189,7 +188,7 @@ def expected_exercise_rows(assignment: str) -> dict[tuple[str, str], int]:
 def expected_scores(assignment: str) -> Counter:
     """How many students have each total autograded score."""
     return Counter(sum(POINTS[e] for e in EXERCISES[assignment]
-                       if s.outcome(e)[0] == diagnosis.PASSED)
+                       if s.outcome(e)[0] == PASSED)
                    for s in handed_in(assignment))
 
 
@@ -232,12 +231,12 @@ def submit(root: Path, student: Student, assignment: str) -> None:
 
 
 def command(*args: str, course: Path) -> tuple[int, str, str]:
-    """`python -m kvlesson.grade ARGS --course COURSE`, through its entry in this process
+    """`kvlesson grade ARGS --course COURSE`, through its entry in this process
     (the grading itself runs as a command, in the fixture): the exit code, what it printed,
     what it said on stderr."""
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = grade_class.main([*args, "--course", str(course)])
+        code = cli.main(["grade", *args, "--course", str(course)])
     return code, out.getvalue(), err.getvalue()
 
 
@@ -247,14 +246,14 @@ def graded(tmp_path_factory) -> Graded:
     then the course report, anonymous and named, the named report of 01_floor_plan (which
     grades nothing again), and the feedback of 01_floor_plan."""
     base = tmp_path_factory.mktemp("class_report")
-    root = course_build.copy_course(base / "course", ASSIGNMENTS)
+    root = copy_course(base / "course", ASSIGNMENTS)
     set_cell_timeout(root, 10)
     env = account_env(base / "instructor", "instructor")
     for assignment in ASSIGNMENTS:
         run_nbgrader(["generate_assignment", assignment, "--force"], root, env)
         for student in handed_in(assignment):
             submit(root, student, assignment)
-    done = subprocess.run([sys.executable, "-m", "kvlesson.grade", *ASSIGNMENTS, "--course",
+    done = subprocess.run([sys.executable, "-m", "kvlesson", "grade", *ASSIGNMENTS, "--course",
                            str(root)], cwd=base, env=env, capture_output=True, text=True,
                           timeout=900)
     # exit 1: one submission could not be graded (hal's), and it is named
@@ -318,8 +317,8 @@ def counted(rows: list[dict[str, str]], assignment: str) -> dict[tuple[str, str]
 
 def group_label(item: str) -> str:
     """How the page names a group of failed answers."""
-    return (f"{mistakes.NAMES[item]} ({item})" if item in mistakes.MISTAKES
-            else class_report.GROUPS[item])
+    return (f"{NAMES[item]} ({item})" if item in MISTAKES
+            else counts.GROUPS[item])
 
 
 def page_counts(html: str, assignment: str) -> dict[tuple[str, str], int]:
@@ -359,10 +358,10 @@ def test_each_known_mistake_is_named_in_the_words_of_its_self_check(graded, assi
     self-check of that exercise gives that same hint (its stamp holds the words)."""
     rows = graded.csv(f"{assignment}.csv")
     words = {(r["exercise"], r["item"]): r["words"] for r in rows if r["section"] == "mistake"
-             and r["item"] in mistakes.MISTAKES}
+             and r["item"] in MISTAKES}
     expected = {(exercise, code): hint for s in handed_in(assignment)
                 for exercise, (code, hint) in s.wrong.items()
-                if exercise in EXERCISES[assignment] and code in mistakes.MISTAKES}
+                if exercise in EXERCISES[assignment] and code in MISTAKES}
     assert words == expected
     tables = Tables(graded.html(f"{assignment}.html"))
     release = nbformat.read(ROOT / "notebooks" / assignment / f"{NOTEBOOKS[assignment]}.ipynb", 4)
@@ -463,7 +462,7 @@ def test_with_names_each_group_lists_its_students(graded):
     rows = graded.csv("01_floor_plan.names.csv")
     who = {(r["exercise"], r["item"]): r["students"] for r in rows if r["section"] == "mistake"}
     assert who["q1_pool_tests", "gib"] == "ben cy"
-    assert who["ex1_1_tests", diagnosis.ZEROED] == "fay"
+    assert who["ex1_1_tests", ZEROED] == "fay"
     flags = [r for r in rows if r["section"] == "flag"]
     # fay's forbidden function, hal's notebook that is not a notebook
     assert {r["students"] for r in flags} == {"fay", "hal"}
@@ -472,7 +471,7 @@ def test_with_names_each_group_lists_its_students(graded):
     assert gib[-1] == "ben, cy"
     scores = {row[0]: float(row[1]) for row in tables.named("Each student")}
     assert scores == {s.id: sum(POINTS[e] for e in EXERCISES["01_floor_plan"]
-                                if s.outcome(e)[0] == diagnosis.PASSED)
+                                if s.outcome(e)[0] == PASSED)
                       for s in handed_in("01_floor_plan")}
     assert "01_floor_plan.names.html" in graded.runs["01 names"][1]
     assert "0 submissions graded in this run" in graded.runs["01 names"][1]
@@ -485,7 +484,7 @@ def expected_carries() -> dict[tuple[str, str, str], tuple[int, int]]:
     later = json.loads((ROOT / "keys" / "02_ceiling.json").read_text())["exercises"]
     can_make = {known["mistake"] for exercise in later.values() for known in exercise["mistakes"]}
     out = {}
-    for mistake in mistakes.MISTAKES:
+    for mistake in MISTAKES:
         handed = made("01_floor_plan", mistake) & {s.id for s in handed_in("02_ceiling")}
         if mistake in can_make and handed:
             out[mistake, "01_floor_plan", "02_ceiling"] = (
@@ -512,7 +511,7 @@ def test_the_course_report_counts_how_mistakes_carry_to_the_next_notebook(graded
                          for m, _, _ in expected}
     table = Tables(graded.html("course.html")).named("How mistakes carry")
     shown = {(row[0], row[1], row[3]): (int(row[5]), int(row[4])) for row in table}
-    assert shown == {(mistakes.NAMES[m], a, b): v for (m, a, b), v in expected.items()}
+    assert shown == {(NAMES[m], a, b): v for (m, a, b), v in expected.items()}
     for assignment in ASSIGNMENTS:  # and each assignment's counts, as in its own report
         assert counted(rows, assignment) == expected_exercise_rows(assignment)
     named = {(r["item"], r["then"]): r["students"] for r in graded.csv("course.names.csv")
@@ -541,10 +540,10 @@ def test_the_feedback_names_the_known_mistake_of_each_failed_exercise(graded, st
     for exercise in EXERCISES["01_floor_plan"]:
         outcome, mistake, words = me.outcome(exercise)
         line = f"{exercise}: not right"
-        if outcome == diagnosis.FAILED and mistake:
+        if outcome == FAILED and mistake:
             assert f"{line}; your answer is the one a known mistake gives: " \
                    f"{words.replace('`', '')}" in said, said
-        elif outcome == diagnosis.FAILED:
+        elif outcome == FAILED:
             assert f"{line}, and your answer matches none of the known mistakes" in said, said
         else:
             assert line not in said, said
@@ -564,7 +563,7 @@ def test_an_unknown_assignment_or_nothing_graded_gets_a_clear_error(graded, tmp_
     for args in (["--report", "99_nope"], ["99_nope"]):
         said = grade(*args)
         assert "unknown assignment '99_nope'" in said and "01_floor_plan, 02_ceiling" in said
-    fresh = course_build.copy_course(tmp_path / "fresh", ["01_floor_plan"])
+    fresh = copy_course(tmp_path / "fresh", ["01_floor_plan"])
     assert "nothing is graded yet" in grade("--report", course=fresh)
     assert "nothing of 01_floor_plan is graded yet" in grade("--report", "01_floor_plan",
                                                              course=fresh)
@@ -590,7 +589,7 @@ def probe(kind: str, normal: str) -> dict:
     ("not a record", "count", "kind:unreadable"),
 ])
 def test_an_answer_has_one_text_whatever_it_is(encoded, kind, text):
-    from kvlesson.grading import probes
+    from kvlesson.grading.checks import probes
     spec = probes.Probe("f(1)", lambda: None, kind, "GB", 1)
     assert probes.answer_text(spec, encoded) == text
 
@@ -606,7 +605,7 @@ def test_the_key_keeps_a_mistake_only_where_its_words_describe_what_it_gives():
         {"mistake": "off_by_one", "hint": "off by one", "answers": [["int:1", "bool:True"]]},
         {"mistake": "off_by_one", "hint": "off by one", "answers": [["int:2", "bool:True"]]},
     ]
-    kept = diagnosis.key_mistakes(wrong, 0, right, {"ceil": "the cell's own words"})
+    kept = key_mistakes(wrong, 0, right, {"ceil": "the cell's own words"})
     # a float for a count; not ceil, whose answers off by one gives too in other words (a
     # coincidence, not a diagnosis); not a float for yes or no, not an error everywhere,
     # not the right answers
@@ -616,7 +615,7 @@ def test_the_key_keeps_a_mistake_only_where_its_words_describe_what_it_gives():
     one_function = [{**row, "same": "f1"} if row["mistake"] in ("ceil", "off_by_one") else row
                     for row in wrong]
     # the same wrong function reached by two mistakes: the first, in the cell's words
-    same = diagnosis.key_mistakes(one_function, 0, right, {"ceil": "the cell's own words"})
+    same = key_mistakes(one_function, 0, right, {"ceil": "the cell's own words"})
     assert same == [
         {"mistake": "ceil", "words": "the cell's own words", "answers": ["int:1", "bool:True"]},
         {"mistake": "float", "words": "a float", "answers": ["kind:float", "bool:True"]}]
@@ -626,8 +625,9 @@ def test_the_key_keeps_a_mistake_only_where_its_words_describe_what_it_gives():
 
 
 def test_a_comment_shows_its_words_as_written_once_rendered():
-    from kvlesson.grading.gradebook_writer import as_markdown
     from nbconvert.filters.markdown import markdown2html
+
+    from kvlesson.grading.grade.store import as_markdown
     words = ("a: 2**30 bytes; b: 2**30 bytes, `SHARE / 100 * gpu.memory_bytes` and "
              "pool_bytes's _share_")
     shown = unescape(re.sub(r"<[^>]+>", "", markdown2html(as_markdown(words)))).strip()
@@ -649,8 +649,8 @@ def test_the_guide_shows_the_report_and_quotes_its_numbers():
 
 def test_a_page_is_written_for_an_assignment_without_exercises():
     """A reading page graded by mistake: a page with no exercise rows, and its charts."""
-    from kvlesson.grading import report_page
-    report = class_report.AssignmentReport("07_wrap_up", ("ann",), (), (("ann", 0.0),), 0.0,
+    from kvlesson.grading.report import page
+    report = counts.AssignmentReport("07_wrap_up", ("ann",), (), (("ann", 0.0),), 0.0,
                                            (), ())
-    html = report_page.assignment_page(report, names=False)
+    html = page.assignment_page(report, names=False)
     assert html.count("<img ") == 2 and "ann" not in visible_text(html)

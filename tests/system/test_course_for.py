@@ -1,10 +1,10 @@
-"""The course for other hardware: `python -m kvlesson.course for ...` end to end.
+"""The course for other hardware: `kvlesson for ...` end to end.
 
 The one-line command papermills every instructor notebook with new
 parameters and releases the student notebooks with nbgrader. This module
 runs it in subprocesses, two at once:
 
-* `python -m kvlesson.course for --gpu H100_80GB --share 50 --out ...`, the
+* `kvlesson for --gpu H100_80GB --share 50 --out ...`, the
   whole course, as a user would type it: another card and another share;
 * `course_for(out, "A100_40GB", "QWEN25_7B", root=...)`, the same function on
   a copy of the repository holding the first three assignments only (the
@@ -30,15 +30,15 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import kvlesson as kv
 import nbformat
 import pandas as pd
 import pytest
-from kvlesson.grading import course_build
-from kvlesson.lesson import real_server_numbers, sentences, tables
-from kvlesson.memory.startup import startup
 from nbgrader.validator import Validator
 
+import kvlesson as kv
+from kvlesson.grading.build import command
+from kvlesson.lesson import real_server_numbers, sentences, tables
+from kvlesson.memory.startup import startup
 from support.paths import ROOT
 
 SOLUTIONS = sorted(p for p in (ROOT / "solutions").glob("*/*.ipynb")
@@ -46,14 +46,14 @@ SOLUTIONS = sorted(p for p in (ROOT / "solutions").glob("*/*.ipynb")
 NAMES = [path.parent.name for path in SOLUTIONS]
 RUN_TIMEOUT = 300  # seconds for one whole `course for` run; it takes about 35 here
 COURSE_FOR = ("import sys; from pathlib import Path; "
-              "from kvlesson.grading.course_build import course_for; "
+              "from kvlesson.grading.build.command import course_for; "
               "course_for(Path(sys.argv[1]), sys.argv[2], sys.argv[3], root=Path(sys.argv[4]))")
 
 
 @dataclass(frozen=True)
 class Run:
     """One run: the parameters it sets, and either the command-line options of
-    `python -m kvlesson.course for` (the whole course) or the assignments to copy and pass
+    `kvlesson for` (the whole course) or the assignments to copy and pass
     to `course_for` with their GPU and MODEL."""
 
     name: str
@@ -80,14 +80,14 @@ RUN_NOTEBOOKS = [(run, name) for run in RUNS for name in run.names]
 
 def partial_root(base: Path, assignments: tuple[str, ...]) -> Path:
     """A copy of the repository's course files with only some assignments in solutions/."""
-    return course_build.copy_course(base / "root", list(assignments))
+    return command.copy_course(base / "root", list(assignments))
 
 
 def command_for(run: Run, base: Path) -> list[str]:
     """The command line of a run, writing into base/<run name>."""
     out = str(base / run.name)
     if run.options:
-        return [sys.executable, "-m", "kvlesson.course", "for", *run.options, "--out", out]
+        return [sys.executable, "-m", "kvlesson", "for", *run.options, "--out", out]
     root = partial_root(base / f"{run.name}-source", run.assignments)
     return [sys.executable, "-c", COURSE_FOR, out, run.parameters["GPU"],
             run.parameters["MODEL"], str(root)]
@@ -204,7 +204,7 @@ def with_answers(release: Path, solution: nbformat.NotebookNode, target: Path,
                  parameters: str | None = None) -> Path:
     """A copy of a released notebook with every answer cell taken from `solution` (and, if
     given, its injected-parameters cell replaced by `parameters`), written to `target`."""
-    nb = course_build.answered(nbformat.read(release, as_version=4), solution)
+    nb = command.answered(nbformat.read(release, as_version=4), solution)
     for cell in nb.cells:
         if parameters is not None and "injected-parameters" in cell.metadata.get("tags", []):
             cell.source = parameters
@@ -248,7 +248,7 @@ def test_release_has_every_notebook_and_no_solution(courses, run):
             assert marker not in text, f"{path} holds {marker}"
         assert not any(cell.get("outputs") for cell in nb.cells), f"{path} has outputs"
         answer_cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
-        assert answer_cells or not course_build.has_exercises(name), f"{path} has no answer cells"
+        assert answer_cells or not command.has_exercises(name), f"{path} has no answer cells"
         for cell in answer_cells:
             assert ("raise NotImplementedError()" in cell.source
                     or cell.source.strip() == "YOUR ANSWER HERE"), f"not a stub:\n{cell.source}"

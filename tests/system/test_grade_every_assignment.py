@@ -1,7 +1,7 @@
 """Every graded assignment, end to end through the one grading command, in the box.
 
 A student who submits the instructor's answers to every assignment of the course is
-graded by `python -m kvlesson.grade ASSIGNMENT ... --course ROOT` (autograde with each
+graded by `kvlesson grade ASSIGNMENT ... --course ROOT` (autograde with each
 kernel in the bubblewrap box, then marking against keys/ outside the kernel), as
 docs/instructors.md says. Each assignment must give that student every autograded point
 and raise no flag: a box that mistakes the course's own code for a cheat (a file it
@@ -16,9 +16,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from kvlesson.grading import course_build, marking
 from nbgrader.api import Gradebook
 
+from kvlesson.grading.build import command
+from kvlesson.grading.course.key import key_path, read_key
 from support.course import (
     account_env,
     edit_notebook,
@@ -29,7 +30,7 @@ from support.course import (
 from support.paths import ROOT
 
 COURSE_ID = "kvlesson"  # c.CourseDirectory.course_id in nbgrader_config.py
-GRADED = [name for name in course_build.assignments(ROOT) if course_build.has_exercises(name)]
+GRADED = [name for name in command.assignments(ROOT) if command.has_exercises(name)]
 STUDENT = "ace"
 
 
@@ -43,7 +44,7 @@ def graded(tmp_path_factory) -> Path:
     """A course of every graded assignment; the student's answers submitted, every
     assignment graded by the one command."""
     base = tmp_path_factory.mktemp("every_assignment")
-    root = course_build.copy_course(base / "course", GRADED)
+    root = command.copy_course(base / "course", GRADED)
     env = account_env(base / "instructor", "instructor")
     for assignment in GRADED:
         run_nbgrader(["generate_assignment", assignment, "--force"], root, env)
@@ -61,7 +62,7 @@ def graded(tmp_path_factory) -> Path:
 
 @pytest.mark.parametrize("assignment", GRADED)
 def test_right_answers_get_every_autograded_point_and_no_flag(graded, assignment):
-    key = marking.read_key(marking.key_path(ROOT, assignment))
+    key = read_key(key_path(ROOT, assignment))
     expected = {grade_id: float(ex["points"]) for grade_id, ex in key["exercises"].items()}
     notebook = notebook_name(assignment)
     with Gradebook(f"sqlite:///{graded / 'gradebook.db'}", course_id=COURSE_ID) as gb:

@@ -1,6 +1,6 @@
 """A class graded side by side, interrupted, and run again (issue 17).
 
-`python -m kvlesson.grade` grades each submission on its own, `--jobs` of them at once, and
+`kvlesson grade` grades each submission on its own, `--jobs` of them at once, and
 is the gradebook's only writer. These tests grade small classes of 01_floor_plan and check
 what an instructor relies on: a submission that runs past `--timeout` costs that submission
 only; a worker killed midway loses nothing (its submission is graded by another worker);
@@ -20,9 +20,10 @@ import time
 from pathlib import Path
 
 import pytest
-from kvlesson.grading import course_build
 from nbgrader.api import Gradebook
 
+from kvlesson.grading.build import command
+from kvlesson.grading.course.folders import MARKER
 from support.course import (
     account_env,
     edit_notebook,
@@ -41,7 +42,7 @@ def make_course(base: Path, students: list[str], slow: tuple[str, ...] = (),
                 cell: int = 5) -> tuple[Path, dict]:
     """A course copy, released, with `students` answering everything right (`slow` ones
     also sleeping in every answer cell, under the `cell` timeout)."""
-    root = course_build.copy_course(base / "course", [ASSIGNMENT])
+    root = command.copy_course(base / "course", [ASSIGNMENT])
     set_cell_timeout(root, cell)
     env = account_env(base / "instructor", "instructor")
     run_nbgrader(["generate_assignment", ASSIGNMENT, "--force"], root, env)
@@ -58,7 +59,7 @@ def make_course(base: Path, students: list[str], slow: tuple[str, ...] = (),
 
 def grade(root: Path, env: dict, *options: str, cwd: Path | None = None,
           wait: bool = True) -> subprocess.CompletedProcess | subprocess.Popen:
-    command = [sys.executable, "-m", "kvlesson.grade", ASSIGNMENT, *options]
+    command = [sys.executable, "-m", "kvlesson", "grade", ASSIGNMENT, *options]
     if not wait:
         return subprocess.Popen(command, cwd=cwd or root, env=env, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -69,6 +70,11 @@ def grade(root: Path, env: dict, *options: str, cwd: Path | None = None,
 def scores(root: Path) -> dict[str, float]:
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}", course_id="kvlesson") as gb:
         return {s.student.id: s.score for s in gb.assignment_submissions(ASSIGNMENT)}
+
+
+def marked(root: Path, students: list[str]) -> list[str]:
+    """The students whose result the command has written whole: its marker is there last."""
+    return [s for s in students if (root / "autograded" / s / ASSIGNMENT / MARKER).is_file()]
 
 
 def graded_now(stdout: str) -> int:
@@ -120,20 +126,20 @@ def test_a_worker_or_the_command_killed_midway_loses_nothing(tmp_path):
     workers = []
     while not workers and time.monotonic() < deadline:
         workers = [p for p in children(command.pid)
-                   if b"grade_worker" in _read(Path(f"/proc/{p}/cmdline"))]
+                   if b"kvlesson.grading.grade.worker" in _read(Path(f"/proc/{p}/cmdline"))]
         time.sleep(0.2)
     assert workers, "no grading worker started"
     time.sleep(1.5)  # in the middle of the first submission
     os.kill(workers[0], signal.SIGKILL)
-    while not scores(root) and time.monotonic() < deadline + 60:  # a first result is written
+    while not marked(root, students) and time.monotonic() < deadline + 60:  # a first result
         time.sleep(0.1)
     started = children(command.pid)  # its workers now
     os.kill(command.pid, signal.SIGKILL)
     command.wait(timeout=30)
-    before = dict(scores(root))
+    before = {s: score for s, score in scores(root).items() if s in marked(root, students)}
     assert 1 <= len(before) < len(students) and set(before.values()) == {FULL}, before
     time.sleep(1.0)
-    stray = [pid for pid in started if b"grade_worker" in _read(Path(f"/proc/{pid}/cmdline"))]
+    stray = [pid for pid in started if b"kvlesson.grading.grade.worker" in _read(Path(f"/proc/{pid}/cmdline"))]
     assert started and not stray, "a worker of the killed run is still alive"
     again = grade(root, env, "--course", str(root), "--jobs", "2")
     assert again.returncode == 0, again.stdout + again.stderr
@@ -172,7 +178,7 @@ def test_every_process_the_grader_starts_is_isolated_and_writes_no_bytecode(tmp_
     """A grader process started in a submission's folder imports nothing from it (a
     student's json.py is not the standard library's), and writes no bytecode: a boxed
     kernel that imports a package with no fresh .pyc (a new clone) must not try."""
-    from kvlesson.grading import isolated
+    from kvlesson.grading.course import isolated
     (tmp_path / "json.py").write_text("print('SHADOWED')\n")
     done = subprocess.run(isolated.python("json.tool"), input='{"a": 1}', capture_output=True,
                           text=True, cwd=tmp_path)
@@ -182,17 +188,17 @@ def test_every_process_the_grader_starts_is_isolated_and_writes_no_bytecode(tmp_
 
 @pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own, see the guide
 def test_generate_records_each_assignment_once_from_the_instructors_home(tmp_path):
-    """`python -m kvlesson.course generate`, typed in a new terminal (the instructor's home,
+    """`kvlesson generate`, typed in a new terminal (the instructor's home,
     whose nbgrader configuration names the course root, as on the hub): it records the
     assignment in that course's gradebook; typed again once a student has a submission, it
     leaves the assignment alone (nbgrader's own generate would fail there, and delete the
     release's notebook); with no course root in sight it says which --course to give."""
-    root = course_build.copy_course(tmp_path / "course", [ASSIGNMENT])
+    root = command.copy_course(tmp_path / "course", [ASSIGNMENT])
     env = account_env(tmp_path / "instructor", "instructor")
     home, release = Path(env["HOME"]), root / "notebooks" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 
     def generate() -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "kvlesson.course", "generate"], cwd=home,
+        return subprocess.run([sys.executable, "-m", "kvlesson", "generate"], cwd=home,
                               env=env, capture_output=True, text=True, timeout=300)
 
     lost = generate()

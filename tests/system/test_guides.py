@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 
 import nbformat
-from kvlesson.grading import course_build
 
+from kvlesson.grading.build import command
 from support.paths import ROOT
 
 INSTRUCTORS = (ROOT / "docs" / "instructors.md").read_text()
@@ -25,7 +25,7 @@ def written_answers() -> dict[str, tuple[str, float]]:
     """Each answer graded by hand (a markdown answer cell with points): its assignment and
     points."""
     found = {}
-    for path in course_build.notebook_paths(ROOT / "solutions"):
+    for path in command.notebook_paths(ROOT / "solutions"):
         for cell in nbformat.read(path, 4).cells:
             meta = cell.metadata.get("nbgrader", {})
             if cell.cell_type == "markdown" and meta.get("solution") and meta.get("grade"):
@@ -37,7 +37,7 @@ def test_the_instructors_guide_names_every_assignment():
     said = re.search(r"There are (\w+) assignments: (.*?)\. ", INSTRUCTORS, re.S)
     assert said, "docs/instructors.md no longer says how many assignments there are"
     named = re.findall(r"`(\d\d_\w+)`", said[2])
-    assert named == course_build.assignments()
+    assert named == command.assignments()
     assert NUMBERS[said[1]] == len(named)
 
 
@@ -59,7 +59,7 @@ def test_every_answer_id_the_guides_name_is_graded_by_hand():
 def test_the_hub_guide_counts_the_assignments():
     said = re.search(r"one folder per assignment, (\w+) of them\s+\(`(\w+)` to `(\w+)`\)", HUB)
     assert said, "docs/jupyterhub.md no longer says which assignments there are"
-    names = course_build.assignments()
+    names = command.assignments()
     assert (NUMBERS[said[1]], said[2], said[3]) == (len(names), names[0], names[-1])
 
 

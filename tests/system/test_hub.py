@@ -36,11 +36,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from kvlesson.grading import course_build
 from nbgrader.utils import notebook_hash
 
+from kvlesson.grading.build import command
 from support import hub_guide as guide
-from support.browser import browser  # noqa: F401 (the fixture: Debian's chromium, shared)
 from support.hub_session import (
     AS_ROOT,
     HUB_PORTS,
@@ -151,7 +150,7 @@ def answers_to_tests(nb: nbformat.NotebookNode) -> dict[str, list[str]]:
 def handed_in(release: nbformat.NotebookNode, solution: nbformat.NotebookNode,
               answered: set[str]) -> nbformat.NotebookNode:
     """The release with the instructor's answer in the cells `answered` (grade ids)."""
-    right = course_build.answered(release, solution)
+    right = command.answered(release, solution)
     nb = copy.deepcopy(release)
     for mine, model in zip(nb.cells, right.cells):
         if mine.metadata.get("nbgrader", {}).get("grade_id") in answered:

@@ -41,18 +41,12 @@ from typing import Iterator
 
 import nbformat
 import pytest
-from kvlesson.grading import course_build, student_lab
 from playwright.sync_api import Locator, Page
 
-from support.browser import (  # noqa: F401 (browser and page are fixtures)
-    STDERR,
-    browser,
-    descendants,
-    free_port,
-    page,
-    run_all,
-    wait_for_kernel,
-)
+from kvlesson import cli
+from kvlesson.grading import student_lab
+from kvlesson.grading.build import command
+from support.browser import STDERR, descendants, free_port, run_all, wait_for_kernel
 from support.paths import ROOT
 
 ARTIFACTS = ROOT / "artifacts"
@@ -247,7 +241,7 @@ def right_answer(repo: Path) -> str:
     """Exercise 1.1 answered as the instructor's notebook answers it (markers removed)."""
     release = nbformat.read(repo / "notebooks" / NOTEBOOK_1, as_version=4)
     solution = nbformat.read(repo / "solutions" / NOTEBOOK_1, as_version=4)
-    filled = course_build.answered(release, solution)
+    filled = command.answered(release, solution)
     (code,) = [new.source for old, new in zip(release.cells, filled.cells, strict=True)
                if "YOUR CODE HERE" in old.source and EXERCISE in old.source]
     return code
@@ -301,7 +295,7 @@ def test_student_settings_merge_into_existing_ones(tmp_path):
 
 @pytest.mark.parametrize("exchange", [False, True], ids=["student", "with-exchange"])
 def test_student_setup_in_its_own_config_folder(tmp_path, monkeypatch, exchange):
-    """`python -m kvlesson.student --user [--exchange]` into a folder of its own, read back as
+    """`kvlesson student --user [--exchange]` into a folder of its own, read back as
     JupyterLab and Jupyter Server read it when open.sh puts that folder first (even where the
     environment's config comes first, as in a venv): the hidden plugins disabled and locked,
     their server extensions off, the news off; with --exchange the assignment list stays."""
@@ -314,7 +308,7 @@ def test_student_setup_in_its_own_config_folder(tmp_path, monkeypatch, exchange)
                         "JUPYTERLAB_SETTINGS_DIR": folder / "lab" / "user-settings",
                         "JUPYTER_PREFER_ENV_PATH": "1"}.items():
         monkeypatch.setenv(name, str(value))
-    student_lab.main(["--user", *(["--exchange"] if exchange else [])])
+    cli.main(["student", "--user", *(["--exchange"] if exchange else [])])
 
     page_config = get_static_page_config(level="all")
     servers = ExtensionConfigManager(read_config_path=jupyter_config_path()).get_jpserver_extensions()

@@ -7,7 +7,7 @@ SQLite gradebook, all in temporary folders:
 * One class run of 01_floor_plan on one machine: generate_assignment --force,
   release_assignment, seven students who fetch and submit under their own ids
   from their own home folders, collect, the one grading command
-  (`python -m kvlesson.grade`: autograde in the box, then marking), generate_feedback,
+  (`kvlesson grade`: autograde in the box, then marking), generate_feedback,
   release_feedback, fetch_feedback, export to CSV. The class holds a student
   who submits the instructor's solutions, one who submits the release
   untouched, one with only Exercise 1.1 right, and the hostile or broken
@@ -40,9 +40,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from kvlesson.grading import course_build
 from nbgrader.api import Gradebook
 
+from kvlesson.grading.build import command
 from support.course import (
     HIDDEN_MARKERS,
     SOLUTION_MARKERS,
@@ -352,7 +352,7 @@ def test_the_empty_folder_is_recorded_as_missing_and_grading_still_succeeds(term
 
 
 def test_the_grade_command_prints_each_students_score(term):
-    """The summary of `python -m kvlesson.grade`: a line per graded notebook with the
+    """The summary of `kvlesson grade`: a line per graded notebook with the
     student's score out of 6, and the count of flags."""
     for student in CLASS:
         if student.submits_notebook:
@@ -368,7 +368,7 @@ def test_an_edited_test_cell_is_flagged_and_the_original_test_runs(term):
     answer, and resets the points they claimed.
 
     Only the tamperer is warned about: a test cell exactly as the release gave it (hidden
-    tests cleared) is put back without a word (kvlesson/grading/released_cells.py), where
+    tests cleared) is put back without a word (kvlesson/grading/course/released.py), where
     plain nbgrader warns for every test cell with hidden tests of every honest notebook."""
     changed = re.compile(r"Attribute 'checksum' for cell (\w+) has changed!")
     assert changed.findall(term.autograde_log_of("tamperer")) == ["ex1_1_tests"], \
@@ -441,7 +441,7 @@ def test_feedback_is_written_for_each_submission_and_reaches_the_student(term):
 
 
 RELEASES = sorted(p.parent.name for p in (ROOT / "notebooks").glob("*/*.ipynb"))
-GRADED = [name for name in RELEASES if course_build.has_exercises(name)]  # not the reading page
+GRADED = [name for name in RELEASES if command.has_exercises(name)]  # not the reading page
 
 
 def release_and_source(assignment: str) -> tuple[list[Path], Path]:

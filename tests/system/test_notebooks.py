@@ -17,20 +17,16 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from kvlesson.grading import (
-    course_build,
-    marking,
-    released_cells,
-    stamp_places,
-    stamping,
-)
 from nbclient import NotebookClient
 from nbgrader.validator import Validator
 
+from kvlesson.grading.build import command, stamp_places, stamping
+from kvlesson.grading.course import released
+from kvlesson.grading.course.key import KEYS, key_path, read_key
 from support.paths import ROOT
 
-SOLUTIONS = course_build.notebook_paths(ROOT / "solutions")
-RELEASE = course_build.notebook_paths(ROOT / "notebooks")
+SOLUTIONS = command.notebook_paths(ROOT / "solutions")
+RELEASE = command.notebook_paths(ROOT / "notebooks")
 NAMES = [path.parent.name for path in SOLUTIONS]
 RELEASE_OF = {path: ROOT / "notebooks" / path.parent.name / path.name for path in SOLUTIONS}
 PARAMETERS = ("GPU", "MODEL", "SHARE", "LONGEST", "CAP")
@@ -167,14 +163,14 @@ def test_each_test_cell_records_first_then_verifies_with_stamps(path):
 def test_the_key_matches_what_the_hidden_tests_printed(path):
     """keys/<assignment>.json holds what the instructor's hidden tests printed when the
     build ran them (not stale): values, their normal forms, points, forbidden functions."""
-    key = marking.read_key(marking.key_path(ROOT, path.parent.name))
+    key = read_key(key_path(ROOT, path.parent.name))
     assert stamping.stamp_problems(read(path), key) == [], (
-        "the key is stale: run python -m kvlesson.course build")
+        "the key is stale: run kvlesson build")
 
 
 def test_the_stale_key_check_catches_a_changed_answer():
     path = SOLUTIONS[1]
-    key = marking.read_key(marking.key_path(ROOT, path.parent.name))
+    key = read_key(key_path(ROOT, path.parent.name))
     first = next(iter(key["exercises"].values()))
     first["probes"][0]["normal"] += "1"
     assert stamping.stamp_problems(read(path), key)
@@ -184,7 +180,7 @@ def test_no_key_is_released_or_kept_with_the_solutions():
     """nbgrader copies every file of solutions/<assignment>/ into the release."""
     for folder in ("solutions", "notebooks"):
         assert not list((ROOT / folder).rglob("*.json")), f"a JSON file in {folder}/"
-    assert sorted(p.stem for p in (ROOT / marking.KEYS).glob("*.json")) == NAMES
+    assert sorted(p.stem for p in (ROOT / KEYS).glob("*.json")) == NAMES
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
@@ -200,8 +196,8 @@ def test_every_answer_cell_is_followed_by_its_self_check(path):
 @pytest.fixture(scope="module")
 def fresh_release(tmp_path_factory) -> Path:
     """The student release as nbgrader makes it today, in a copy of the course."""
-    root = course_build.copy_course(tmp_path_factory.mktemp("course"))
-    course_build.release(root)
+    root = command.copy_course(tmp_path_factory.mktemp("course"))
+    command.release(root)
     return root / "notebooks"
 
 
@@ -213,21 +209,21 @@ def comparable(nb) -> list[tuple]:
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
 def test_the_release_is_regenerated_from_the_solutions(path, fresh_release):
     committed = ROOT / "notebooks" / path.parent.name / path.name
-    assert committed.exists(), f"{committed} is missing: run python -m kvlesson.course build"
+    assert committed.exists(), f"{committed} is missing: run kvlesson build"
     assert comparable(read(committed)) == comparable(read(fresh_release / path.parent.name / path.name)), (
-        f"notebooks/ is stale for {path.parent.name}: run python -m kvlesson.course build")
+        f"notebooks/ is stale for {path.parent.name}: run kvlesson build")
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
 def test_autograde_knows_each_locked_cells_released_form(path):
-    """kvlesson/grading/released_cells.py silences autograde's "has changed" warning for a
+    """kvlesson/grading/course/released.py silences autograde's "has changed" warning for a
     locked cell only when it is exactly its released form: that form must be what the
     release holds."""
     given = {nbgrader_meta(c).get("grade_id"): c.source for c in read(RELEASE_OF[path]).cells}
     for cell in read(path).cells:
         meta = nbgrader_meta(cell)
         if meta.get("locked"):
-            assert released_cells.released(cell.source) == given[meta["grade_id"]], meta["grade_id"]
+            assert released.released(cell.source) == given[meta["grade_id"]], meta["grade_id"]
 
 
 def test_the_release_has_exactly_the_solutions_assignments():
@@ -243,7 +239,7 @@ def validate(path: Path) -> dict:
 @pytest.mark.parametrize("path", RELEASE, ids=NAMES)
 def test_every_unanswered_release_fails_its_tests(path):
     result = validate(path)
-    if not course_build.has_exercises(path.parent.name):  # a reading page: it must simply run
+    if not command.has_exercises(path.parent.name):  # a reading page: it must simply run
         assert result == {}, f"{path}, a page without exercises, fails: {result}"
         return
     assert result.get("failed"), f"{path} passes unanswered: its tests check nothing"
@@ -252,7 +248,7 @@ def test_every_unanswered_release_fails_its_tests(path):
 def answered_release(name: str) -> nbformat.NotebookNode:
     """A released notebook with every answer cell replaced by the instructor's solution."""
     [source] = (ROOT / "solutions" / name).glob("*.ipynb")
-    return course_build.answered(read(ROOT / "notebooks" / name / source.name), read(source))
+    return command.answered(read(ROOT / "notebooks" / name / source.name), read(source))
 
 
 def graded_with_q1(answer: str) -> dict[str, list]:

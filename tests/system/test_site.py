@@ -1,4 +1,4 @@
-"""The course as a website: `python -m kvlesson.course site` builds it offline with Sphinx,
+"""The course as a website: `kvlesson site` builds it offline with Sphinx,
 warnings as errors, and every page is read as a visitor would get it.
 
 * nothing on a page or in a stylesheet is loaded from outside (only links may lead out), and
@@ -27,7 +27,9 @@ from urllib.parse import urlparse
 
 import nbformat
 import pytest
-from kvlesson.grading import selfcheck, stamp_places, stamping
+from kvlesson.grading.build import stamp_places
+from kvlesson.grading.checks import selfcheck
+from kvlesson.grading.course import notebooks
 from kvlesson.grading.shown_numbers import copied_as, numbers_in
 from kvlesson.grading.site.command import build
 
@@ -138,7 +140,7 @@ def visible_answers(nb) -> list[tuple[str, str, int, dict]]:
     """Every visible probe of the notebook's self-checks: (label, kind, places, its stamp)."""
     stamps, found = stamp_places.stamps_of(nb), []
     for cell in nb.cells:
-        if not stamping.is_test_cell(cell):
+        if not notebooks.is_test_cell(cell):
             continue
         for call in stamp_places.stamp_calls(cell.source):
             stamp = stamps[next(k.value.value for k in call.keywords if k.arg == "stamp")]

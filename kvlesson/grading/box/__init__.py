@@ -16,8 +16,15 @@ that kernel has the instructor's rights. Here autograde (nbgrader_config.py sele
   interrupted scores 0 and is flagged; the kernel is restarted, the cells that ran fine are
   run again, and grading goes on with the next cell.
 
-What it does not protect: it is not a limit on memory or CPU (a cell can slow grading
-until the timeout), it does not stop a cell from reading what the grader's Unix account
+* the limits (kvlesson.grading.box.limits): memory, processes and disk, per submission;
+* the ledger (kvlesson.grading.box.ledger): every forbidden function that ran from a
+  student's code; flags (kvlesson.grading.box.flags): what the box saw, kept in the graded
+  notebook; the launcher (kvlesson.grading.box.launch): what a boxed kernelspec runs.
+
+What it does not protect: a cell can slow grading until the timeout, it does not stop a cell from reading what the grader's Unix account
 may read elsewhere on the machine outside the hidden folders, and the watch can be
 silenced by C code (a wall still holds then, and a closed report channel is flagged).
+
+May import `checks` (the ledger knows forbidden functions) and `course`; nothing else of
+the grading wing.
 """

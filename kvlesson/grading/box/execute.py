@@ -18,22 +18,22 @@ from pathlib import Path
 
 from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbclient.client import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.exchange.default.exchange import Exchange
 from nbgrader.preprocessors import Execute
 from traitlets import Bool, Int, List, Unicode
 
-from kvlesson.grading import isolated
-from kvlesson.grading.box.flags import (FORBIDDEN, LOST, STUCK, TAMPER, BoxFlag, grade_id_of,
-                                        write_flags)
+from kvlesson.grading.box.flags import box_flag, write_flags
+from kvlesson.grading.box.ledger import FORBIDDEN_EVENT
 from kvlesson.grading.box.limits import Limits
 from kvlesson.grading.box.walls import bwrap_path
-from kvlesson.grading.box.ledger import FORBIDDEN as FORBIDDEN_EVENT
+from kvlesson.grading.course import isolated
+from kvlesson.grading.course.results import FORBIDDEN, KILLED, STUCK, TAMPERING
 
-RESCUE_ERRORS = {LOST: "KernelDied", STUCK: "CellNotInterruptible"}
+RESCUE_ERRORS = {KILLED: "KernelDied", STUCK: "CellNotInterruptible"}
 
 
 class BoxedKernelManager(AsyncKernelManager):
@@ -145,7 +145,7 @@ class BoxedExecute(Execute):
                 try:
                     self.preprocess_cell(self.nb.cells[index], self.resources, index)
                 except (DeadKernelError, CellTimeoutError) as error:
-                    self._rescue(index, LOST if isinstance(error, DeadKernelError) else STUCK)
+                    self._rescue(index, KILLED if isinstance(error, DeadKernelError) else STUCK)
                     resume = index + 1
                     break
                 finally:
@@ -161,7 +161,7 @@ class BoxedExecute(Execute):
             self.execute_cell(copy.deepcopy(original), index, store_history=False)
         except (DeadKernelError, CellTimeoutError) as error:
             self.nb.cells[index] = original
-            self._rescue(index, LOST if isinstance(error, DeadKernelError) else STUCK)
+            self._rescue(index, KILLED if isinstance(error, DeadKernelError) else STUCK)
             return False
         self.nb.cells[index] = original
         return True
@@ -176,7 +176,7 @@ class BoxedExecute(Execute):
             output_type="error", ename=RESCUE_ERRORS[kind], evalue=reason,
             traceback=[f"{RESCUE_ERRORS[kind]}: {reason}"]))
         self._lost.add(index)
-        self._flags.append(BoxFlag(index, grade_id_of(cell), kind, reason))
+        self._flags.append(box_flag(self.nb, index, kind, reason))
         self.log.warning("kvlesson box: %s", reason)
         self.shutdown_kernel = "immediate"
 
@@ -202,12 +202,12 @@ class BoxedExecute(Execute):
                 if count == "-":  # a cell run again, out of history: flagged already
                     continue
                 ran = ran_in(count, index, self._counts)
-                self._flags.append(BoxFlag(ran, grade_id_of(self.nb.cells[ran]), FORBIDDEN,
-                                           f"cell {ran} ran {reason.rsplit('.', 1)[-1]} "
-                                           f"(from {detail})", reason))
+                self._flags.append(box_flag(self.nb, ran, FORBIDDEN,
+                                            f"cell {ran} ran {reason.rsplit('.', 1)[-1]} "
+                                            f"(from {detail})", reason))
                 continue
-            self._flags.append(BoxFlag(index, grade_id_of(cell), TAMPER,
-                                       f"cell {index} {reason} ({event} {detail})".strip()))
+            self._flags.append(box_flag(self.nb, index, TAMPERING,
+                                        f"cell {index} {reason} ({event} {detail})".strip()))
 
 
 def ran_in(count: str, index: int, counts: dict[str, int]) -> int:

@@ -14,25 +14,17 @@ its exit code is the kernel's.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import os
-import signal
 import subprocess
 from pathlib import Path
 
-from kvlesson.grading import isolated
 from kvlesson.grading.box.limits import Limits, ProcessCap, apply, threads_of
 from kvlesson.grading.box.walls import Walls, bwrap_command
+from kvlesson.grading.course import isolated
+from kvlesson.grading.course.isolated import die_with_parent
 
-PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
 CLOSED_CHANNEL = "channel\tcloses the report channel\tthe kernel was still running\n"
 EXIT_WAIT = 2.0  # seconds a kernel that closed its end of the pipe has to exit
-
-
-def die_with_parent() -> None:
-    """Ask Linux to kill this launcher when the grader that started it dies."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def kernel_command(report_fd: int, walls: Walls, kernel_args: list[str],

@@ -21,9 +21,9 @@ import sys
 import threading
 from pathlib import Path
 
-from kvlesson.grading import forbidden
+from kvlesson.grading.checks import forbidden
 
-FORBIDDEN = "forbidden"  # the report of a forbidden function that ran (not a refusal)
+FORBIDDEN_EVENT = "forbidden"  # the report of a forbidden function that ran (not a refusal)
 
 
 def cell_source_hash(code: str) -> str:
@@ -72,7 +72,7 @@ def install(fd: int, spec: Path) -> None:
             if students(where):
                 if (name, where) not in reported:
                     reported.add((name, where))
-                    line = f"{FORBIDDEN}\t{name}\t{caller.f_code.co_name}\t{cell[0]}\n"
+                    line = f"{FORBIDDEN_EVENT}\t{name}\t{caller.f_code.co_name}\t{cell[0]}\n"
                     try:
                         write(fd, line.encode("utf-8", "replace"))
                     except OSError:

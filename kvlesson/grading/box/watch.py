@@ -25,8 +25,8 @@ import os
 import sys
 from pathlib import Path
 
-from kvlesson.grading import forbidden
 from kvlesson.grading.box import ledger
+from kvlesson.grading.checks import forbidden
 
 # Audit events (https://docs.python.org/3/library/audit_events.html) refused to cell code.
 REFUSED = {

@@ -1,7 +1,7 @@
-"""`python -m kvlesson.course site`: lay out the website's sources and build them with Sphinx.
+"""`kvlesson site`: lay out the website's sources and build them with Sphinx.
 
-    python -m kvlesson.course site                 # into site/_build/html
-    python -m kvlesson.course site --out DIR       # into DIR/html (sources in DIR/src)
+    kvlesson site                 # into site/_build/html
+    kvlesson site --out DIR       # into DIR/html (sources in DIR/src)
 
 Sphinx runs as its own process with warnings as errors (`-W`): a broken link or a page that
 cannot be read stops the build. Needs the site extra: pip install -e ".[site]".
@@ -33,22 +33,24 @@ def build(out: Path, root: Path = ROOT, quiet: bool = True) -> Path:
     return html
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m kvlesson.course site",
-                                     description="Build the course as an offline static website.")
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """`kvlesson site`'s arguments."""
     parser.add_argument("--out", type=Path, default=ROOT / "site" / "_build",
                         help="the folder to build in (default: site/_build); the pages go to "
                              "OUT/html")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the website; say where it is, or why it could not be built."""
     start = time.monotonic()
     try:
         import sphinx  # noqa: F401  (only to say what is missing; Sphinx runs in its own process)
-    except ImportError:
-        parser.exit(2, 'error: the website needs the site extra: pip install -e ".[site]"\n')
+    except ImportError as error:
+        raise ValueError('the website needs the site extra: pip install -e ".[site]"') from error
     try:
         html = build(args.out.resolve())
-    except (Mismatch, RuntimeError) as error:
-        parser.exit(2, f"error: {error}\n")
+    except Mismatch as error:
+        raise ValueError(str(error)) from error
     print(f"the course's website is in {html} ({time.monotonic() - start:.0f} s); serve it with "
           f"python -m http.server --directory {html} --bind 127.0.0.1")
     return 0

@@ -31,7 +31,7 @@ html_show_sourcelink = False
 html_theme_options = {"use_download_button": False, "use_fullscreen_button": False,
                       "show_toc_level": 2, "navigation_with_keys": False}
 html_static_path = ["_static"]
-html_css_files = ["kvlesson.css"]
+html_css_files = ["course.css"]
 nb_execution_mode = "off"  # the outputs are the instructor notebooks' own, already executed
 nb_output_stderr = "remove"
 nb_ipywidgets_js = {}  # no widget manager from a CDN: explorers are stills
@@ -97,7 +97,7 @@ def lay_out(root: Path, folder: Path) -> Sources:
     pages = {PurePosixPath("README.md")}
     pages |= {PurePosixPath(p.relative_to(root).as_posix()) for p in [*notebooks, *guides]}
     (folder / "conf.py").write_text(CONF)
-    (folder / "_static" / "kvlesson.css").write_text(CSS)
+    (folder / "_static" / "course.css").write_text(CSS)
     (folder / "index.md").write_text(INDEX.format(
         notebooks="\n".join(p.relative_to(root).with_suffix("").as_posix() for p in notebooks),
         guides="\n".join(p.relative_to(root).with_suffix("").as_posix() for p in guides)))

@@ -16,7 +16,8 @@ from pathlib import PurePosixPath
 
 import nbformat
 
-SETUP_CALL = "selfcheck.answers("  # the set-up cell: its long stamp string is not for reading
+from kvlesson.grading.build.stamp_places import LOADER  # the set-up cell's stamps: not for reading
+
 RECORD = "KVLESSON-MARK"  # a hidden test's record line
 # A relative Markdown link or image: [text](target) or ![alt](target), without a scheme.
 LINK = re.compile(r"(!?)\[([^\]]*)\]\((?![a-z][a-z0-9+.-]*:|#)([^)\s#]+)(#[^)\s]*)?\)")
@@ -71,7 +72,7 @@ def merged(release: nbformat.NotebookNode, solution: nbformat.NotebookNode,
         else:
             cell.outputs, cell.execution_count = [], None
             withheld += 1
-        if SETUP_CALL in cell.source:
+        if LOADER in cell.source:
             tags = cell.metadata.setdefault("tags", [])
             tags.append("remove-input")
     page.metadata.pop("widgets", None)

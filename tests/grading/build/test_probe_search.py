@@ -1,8 +1,8 @@
 """The probe search: every slip the course knows is made, and probes are found that catch it.
 
-Unit tests of `kvlesson.grading.mistakes` (the slips), `kvlesson.grading.probe_inputs`
+Unit tests of `kvlesson.grading.build.mutants` (the slips), `kvlesson.grading.build.probe_inputs`
 (the inputs around a cell's probes, planned in a namespace as the kernel would) and
-`kvlesson.grading.probe_search` (what to add to each side, written into the cell). The
+`kvlesson.grading.build.probe_search` (what to add to each side, written into the cell). The
 whole course is held to it by tests/grading/build/test_selfchecks.py, which counts, per exercise, the
 lies and the blind variants (both 0).
 """
@@ -16,8 +16,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kvlesson.grading import mistakes, probe_inputs, probe_search, selfcheck, stamping
-
+from kvlesson.grading.build import mutants, probe_inputs, probe_search, stamping
+from kvlesson.grading.checks import selfcheck
+from kvlesson.grading.course import notebooks
+from kvlesson.grading.course.known_mistakes import MISTAKES, NAMES
+from support.paths import ROOT
 
 # The slips item 1 of the issue lists, each made by at least one mutation of these answers.
 ANSWERS = {
@@ -35,19 +38,19 @@ ANSWERS = {
 
 @pytest.mark.parametrize("answer", list(ANSWERS))
 def test_every_listed_slip_is_made(answer):
-    made = {m.mistake for m in mistakes.mutants(answer, examples={"servers": ["2"]})}
+    made = {m.mistake for m in mutants.mutants(answer, examples={"servers": ["2"]})}
     assert ANSWERS[answer] <= made, ANSWERS[answer] - made
 
 
 def test_a_value_copied_from_an_example_is_a_slip_of_its_own():
-    made = [m.source for m in mistakes.mutants(
+    made = [m.source for m in mutants.mutants(
         "def steps(prompt, budget, writing):\n    return -(-prompt // (budget - writing))",
         examples={"budget": ["1_024"], "writing": ["24"]}) if m.mistake == "hardcoded"]
     assert any("1024 - writing" in s for s in made) and any("budget - 24" in s for s in made)
 
 
 def test_every_slip_has_words_and_a_name():
-    assert set(mistakes.MISTAKES) == set(mistakes.NAMES)
+    assert set(MISTAKES) == set(NAMES)
 
 
 CELL = '''# Self-check
@@ -171,7 +174,7 @@ def test_every_self_check_refuses_the_functions_its_hidden_test_forbids():
     differ = []
     for path in sorted((ROOT / "solutions").glob("*/*.ipynb")):
         for cell in nbformat.read(path, 4).cells:
-            if not stamping.is_test_cell(cell):
+            if not notebooks.is_test_cell(cell):
                 continue
             sides = {call.func.attr: next((k.value for k in call.keywords
                                            if k.arg == "forbidden"), None)
@@ -179,13 +182,13 @@ def test_every_self_check_refuses_the_functions_its_hidden_test_forbids():
             texts = {side: (eval(compile(__import__("ast").Expression(v), "", "eval"))
                             if v is not None else ()) for side, v in sides.items()}
             if texts.get("verify", ()) != texts.get("record", ()):
-                differ.append(f"{path.parent.name} {stamping.nbgrader_meta(cell)['grade_id']}: "
+                differ.append(f"{path.parent.name} {notebooks.meta(cell)['grade_id']}: "
                               f"verify {texts.get('verify')} record {texts.get('record')}")
     assert not differ, differ
 
 
 def test_the_feedback_on_a_wrong_yes_or_no_says_so_not_units_and_rounding():
-    from kvlesson.grading import diagnosis
+    from kvlesson.grading.marking import diagnosis
     yes_no = {"probes": [{"kind": "yes_no"}, {"kind": "yes_no"}]}
     counts = {"probes": [{"kind": "count"}, {"kind": "yes_no"}]}
     said = diagnosis.feedback_line("q7_tests", "", diagnosis.unmatched_words(yes_no))

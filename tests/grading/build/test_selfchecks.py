@@ -1,7 +1,7 @@
 """The self-checks tell the truth: every wrong answer the grade rejects, they reject too.
 
 For each exercise of every notebook, wrong versions of the instructor's answer
-are made systematically (`kvlesson.grading.mistakes`: off by one, // for a ceiling,
+are made systematically (`kvlesson.grading.build.mutants`: off by one, // for a ceiling,
 / for //, a factor 2 dropped, a term dropped, > for >=, GB for GiB and back,
 the percent not divided, the notebook's global for the argument, a float for
 an int) and by hand (the mistakes students make that no one-spot mutation
@@ -27,10 +27,14 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from kvlesson.grading import (cell_roles, cell_scan, course_build, forbidden, marking, mistakes,
-                              probe_search, probes, stamping)
+from kvlesson.grading.build import command, mutants, probe_search
+from kvlesson.grading.checks import forbidden, probes
+from kvlesson.grading.course import notebooks
+from kvlesson.grading.course.key import key_path, read_key
+from kvlesson.grading.marking import cell_roles, cell_scan, marks
+from support.paths import ROOT
 
-NAMES = course_build.assignments(ROOT)
+NAMES = command.assignments(ROOT)
 REPORT = ROOT / "artifacts" / "selfcheck_variants.json"
 
 # Mistakes no one-spot mutation of the solution makes: (label, answer code, text the
@@ -224,7 +228,7 @@ DRIVER = """
 def _kvlesson_variants(codes, check, hidden, restore, answers, plan):
     import json
     from IPython.utils.capture import capture_output
-    from kvlesson.grading.probe_inputs import wrong_somewhere
+    from kvlesson.grading.build.probe_inputs import wrong_somewhere
     shell = get_ipython()
     def run(code):
         with capture_output() as captured:
@@ -269,7 +273,7 @@ class Kernel:
         """[check stdout, check error, hidden stdout, hidden error, wrong somewhere] for each
         code; the names in `answers` are removed before each code runs; "wrong somewhere":
         the code's function differs from the instructor's on an input planned in `plan`
-        (`kvlesson.grading.probe_search`, around the cell's probes), or False without one."""
+        (`kvlesson.grading.build.probe_search`, around the cell's probes), or False without one."""
         outputs = await self.run(f"_kvlesson_variants({codes!r}, {check!r}, {hidden!r}, "
                                  f"{restore!r}, {answers!r}, {plan!r})")
         assert not failure(outputs), failure(outputs)
@@ -316,10 +320,10 @@ async def run_variants(name: str) -> list[Outcome]:
     """Every variant of every exercise of one notebook, in one kernel."""
     [source_path] = (ROOT / "solutions" / name).glob("*.ipynb")
     release, solution = read(ROOT / "notebooks" / name / source_path.name), read(source_path)
-    key = marking.read_key(marking.key_path(ROOT, name))
-    hidden = {stamping.nbgrader_meta(c)["grade_id"]: c for c in solution.cells
-              if stamping.is_test_cell(c)}
-    filled = course_build.answered(release, solution)
+    key = read_key(key_path(ROOT, name))
+    hidden = {notebooks.meta(c)["grade_id"]: c for c in solution.cells
+              if notebooks.is_test_cell(c)}
+    filled = command.answered(release, solution)
     parameters = next(c.source for c in filled.cells if "parameters" in c.metadata.get("tags", []))
     course = cell_roles.CourseCells.of(solution)
     client = NotebookClient(filled, timeout=120, kernel_name="python3",
@@ -331,18 +335,18 @@ async def run_variants(name: str) -> list[Outcome]:
         for cell in filled.cells:
             if cell.cell_type != "code":
                 continue
-            if stamping.is_answer_cell(cell):
+            if notebooks.is_answer_cell(cell):
                 right = cell.source
-            if not stamping.is_test_cell(cell):
+            if not notebooks.is_test_cell(cell):
                 assert not failure(await kernel.run(cell.source)), cell.source
                 continue
-            grade_id = stamping.nbgrader_meta(cell)["grade_id"]
+            grade_id = notebooks.meta(cell)["grade_id"]
             exercise = key["exercises"][grade_id]
             plan = await plan_inputs(kernel, hidden[grade_id].source, grade_id)
             shown = probe_search.examples(right, probe_search.Probes.of(cell.source))
             variants = [("solution", right, None)]
             variants += [(f"{m.mistake}: {m.source}", m.source, None)
-                         for m in mistakes.mutants(right, examples=shown)]
+                         for m in mutants.mutants(right, examples=shown)]
             variants += HAND.get(grade_id, [])
             if grade_id in SETTING_CHANGES:
                 variants.append(("setting: " + SETTING_CHANGES[grade_id],
@@ -352,7 +356,7 @@ async def run_variants(name: str) -> list[Outcome]:
                                    bound_names(right), plan)
             for (variant, code, expect), (check_out, check_error, out, error, differs) in zip(
                     variants, rows):
-                mark = marking.mark_cell(as_cell(hidden[grade_id].metadata, out, error),
+                mark = marks.mark_cell(as_cell(hidden[grade_id].metadata, out, error),
                                          exercise, None)
                 found = forbidden_uses(code, exercise, course)
                 right_grade = mark.score == mark.points and not found
@@ -373,7 +377,7 @@ async def plan_inputs(kernel: Kernel, hidden_source: str, grade_id: str) -> str:
         return ""
     path = str(ROOT / "artifacts" / f"plan_{grade_id}.json")
     (ROOT / "artifacts").mkdir(exist_ok=True)
-    outputs = await kernel.run(f"{hidden_source}\nfrom kvlesson.grading import probe_inputs\n"
+    outputs = await kernel.run(f"{hidden_source}\nfrom kvlesson.grading.build import probe_inputs\n"
                                f"probe_inputs.plan({hidden_source!r}, {path!r})")
     assert not failure(outputs), failure(outputs)
     return path
@@ -464,7 +468,7 @@ def test_every_exercise_meets_the_listed_mistakes(name, outcomes):
     for grade_id in {o.grade_id for o in results}:
         mine = [o for o in results if o.grade_id == grade_id and o.variant != "solution"]
         assert len(mine) >= 2, f"{grade_id}: only {len(mine)} wrong variants"
-    if not course_build.has_exercises(name):  # the reading page has nothing to check
+    if not command.has_exercises(name):  # the reading page has nothing to check
         assert not results, f"{name} has no exercise, yet variants ran: {results}"
         return
     hinted = [o for o in results if o.check_error and "is not right:" in o.check_error]
@@ -476,9 +480,9 @@ def test_the_release_holds_no_expected_value():
     written there (the digits of a count, a number to its places)."""
     leaks = []
     for name in NAMES:
-        key = marking.read_key(marking.key_path(ROOT, name))
+        key = read_key(key_path(ROOT, name))
         [release] = (ROOT / "notebooks" / name).glob("*.ipynb")
-        text = "\n".join(c.source for c in read(release).cells if stamping.is_test_cell(c))
+        text = "\n".join(c.source for c in read(release).cells if notebooks.is_test_cell(c))
         for grade_id, exercise in key["exercises"].items():
             for probe in exercise["probes"]:
                 shown = probe["normal"].split(":", 1)[-1]

@@ -11,16 +11,17 @@ the expected answer.
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import nbformat
 import pytest
 
-from kvlesson.grading import course_build, stamp_places, stamping
-from kvlesson.grading.shown_numbers import cell_text, copied_as, numbers_in
-from kvlesson.grading.selfcheck import digest
+from kvlesson.grading.build import command, stamp_places
+from kvlesson.grading.build.shown_numbers import cell_text, copied_as, numbers_in
+from kvlesson.grading.checks.selfcheck import digest
+from kvlesson.grading.course import notebooks
+from support.paths import ROOT
 
-SOLUTIONS = course_build.notebook_paths(ROOT / "solutions")
+SOLUTIONS = command.notebook_paths(ROOT / "solutions")
 KINDS = {"count": "int", "count_or_none": "int", "number": "num"}  # a kind's normal form
 
 # Answers printed above their exercise that a change leaves on purpose: none. The list is
@@ -45,7 +46,7 @@ def shown_answers(nb) -> list[str]:
     """Each visible probe whose expected answer a number above its answer cell gives away."""
     leaks, above, stamps = [], set(), stamp_places.stamps_of(nb)
     for cell in nb.cells:
-        if stamping.is_answer_cell(cell) or stamping.is_test_cell(cell):
+        if notebooks.is_answer_cell(cell) or notebooks.is_test_cell(cell):
             for label, kind, places, expect in visible_probes(cell.source, stamps):
                 if kind not in KINDS:
                     continue
@@ -53,7 +54,7 @@ def shown_answers(nb) -> list[str]:
                     text = copied_as(value, KINDS[kind], places)
                     if text is not None and digest(expect["salt"], text) == expect["hash"]:
                         leaks.append(f"{label} = {value:g}")
-        if not stamping.is_test_cell(cell) and not stamping.is_answer_cell(cell):
+        if not notebooks.is_test_cell(cell) and not notebooks.is_answer_cell(cell):
             # a self-check prints no answer; an answer cell is released without the
             # solution and its output: the student sees what they write
             above |= numbers_in(cell_text(cell))

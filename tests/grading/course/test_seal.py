@@ -1,5 +1,5 @@
 """A submission is copied as plain files only, and what the instructor's browser shows of it
-runs nothing (kvlesson.grading.seal, safe_exchange, sanitize).
+runs nothing (kvlesson.grading.course.seal, safe_exchange, sanitize).
 
 Sealing is what every grading step starts from; these tests plant each kind of thing a
 submission could hold besides plain files (links to the course's secrets, a hard link, a
@@ -20,9 +20,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from kvlesson.grading import safe_exchange, seal
-from kvlesson.grading.sanitize import sanitized
 
+from kvlesson.grading.course import seal
+from kvlesson.grading.grade.sanitize import sanitized
 from support.paths import ROOT
 
 
@@ -47,7 +47,7 @@ def test_only_plain_files_are_copied_and_every_other_thing_is_named(tmp_path):
     secret.write_text("the answers")
     plant(tmp_path / "submitted", secret)
     refused = seal.seal(tmp_path / "submitted", tmp_path / "sealed",
-                        seal.Limits(file_bytes=1_000))
+                        seal.SealLimits(file_bytes=1_000))
     reasons = {r.path: r.reason for r in refused}
     assert sorted(reasons) == ["big.bin", "hard_link", "pipe", "sock", "to_folder", "to_secret"]
     assert "symbolic link" in reasons["to_secret"] and "symbolic link" in reasons["to_folder"]
@@ -68,12 +68,12 @@ def test_counts_sizes_and_depth_have_limits(tmp_path):
     (deep / "deep.txt").write_text("x")
     for n in range(6):
         (source / f"f{n}.txt").write_text("y" * 100)
-    refused = seal.seal(source, tmp_path / "sealed", seal.Limits(files=4, depth=3))
+    refused = seal.seal(source, tmp_path / "sealed", seal.SealLimits(files=4, depth=3))
     assert [str(r) for r in refused] == [
         "d0/d1/d2/d3: folders nested deeper than 3", "f4.txt: more than 4 files",
         "f5.txt: more than 4 files"]
     assert len(list((tmp_path / "sealed").glob("*.txt"))) == 4
-    refused = seal.seal(source, tmp_path / "sealed-bytes", seal.Limits(total_bytes=250))
+    refused = seal.seal(source, tmp_path / "sealed-bytes", seal.SealLimits(total_bytes=250))
     assert [r.path for r in refused if "250 bytes in all" in r.reason] == ["f2.txt", "f3.txt",
                                                                            "f4.txt", "f5.txt"]
 
@@ -110,7 +110,7 @@ def test_collect_seals_a_submission_planted_in_the_exchange(tmp_path):
     folder = course / "submitted" / "alice" / "01_floor_plan"
     assert not (folder / "floor_plan.ipynb").exists(), "the link was followed"
     assert (folder / "timestamp.txt").is_file()
-    assert any("floor_plan.ipynb: a symbolic link" in r for r in safe_exchange.read_refusals(folder))
+    assert any("floor_plan.ipynb: a symbolic link" in r for r in seal.read_refusals(folder))
 
 
 def test_feedback_with_a_link_in_it_is_not_released(tmp_path):

@@ -3,7 +3,7 @@
 `kvlesson.grading.marking` reads what an autograded notebook printed and compares it with
 `keys/<assignment>.json`: exact types, no record or two, a broken or oversized one, a
 failed cell with right values, a forbidden call (under any alias, at any depth), every
-cell the student wrote read as code for tampering (`kvlesson.grading.cell_scan`), and the
+cell the student wrote read as code for tampering (`kvlesson.grading.marking.cell_scan`), and the
 course's cells kept in order. The last tests execute notebook 1 with the hidden tests put
 back, as autograde does, and mark it.
 """
@@ -15,19 +15,18 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from kvlesson.grading import (
-    cell_roles,
-    cell_scan,
-    course_build,
-    marking,
-    probes,
-    stamping,
-)
 from nbclient import NotebookClient
 
+from kvlesson.grading.build import command
+from kvlesson.grading.checks import probes
+from kvlesson.grading.checks.records import RECORD_LIMIT
+from kvlesson.grading.course import notebooks
+from kvlesson.grading.course.key import key_path, read_key
+from kvlesson.grading.course.results import LOOK, TAMPERING
+from kvlesson.grading.marking import cell_roles, cell_scan, marks
 from support.paths import ROOT
 
-NAMES = course_build.assignments(ROOT)
+NAMES = command.assignments(ROOT)
 
 
 def read(path: Path) -> nbformat.NotebookNode:
@@ -62,8 +61,8 @@ def ex1_1() -> tuple[nbformat.NotebookNode, dict]:
     """The released notebook 1 answered right, and its key."""
     [path] = (ROOT / "solutions" / "01_floor_plan").glob("*.ipynb")
     release = read(ROOT / "notebooks" / "01_floor_plan" / path.name)
-    return (course_build.answered(release, read(path)),
-            marking.read_key(marking.key_path(ROOT, "01_floor_plan")))
+    return (command.answered(release, read(path)),
+            read_key(key_path(ROOT, "01_floor_plan")))
 
 
 def graded_cell(grade_id: str, printed: list[str], failed: bool = False):
@@ -88,10 +87,10 @@ def test_a_record_is_marked_against_the_key_with_exact_types():
     _, key = ex1_1()
     exercise = key["exercises"]["ex1_2_tests"]
     right = right_values(exercise)
-    assert marking.mark_cell(graded_cell("ex1_2_tests", [record_line("ex1_2_tests", right)]),
+    assert marks.mark_cell(graded_cell("ex1_2_tests", [record_line("ex1_2_tests", right)]),
                              exercise, None).score == exercise["points"]
     as_floats = [{"t": "float", "v": float(v["v"])} for v in right]
-    assert marking.mark_cell(graded_cell("ex1_2_tests", [record_line("ex1_2_tests", as_floats)]),
+    assert marks.mark_cell(graded_cell("ex1_2_tests", [record_line("ex1_2_tests", as_floats)]),
                              exercise, None).score == 0
 
 
@@ -99,9 +98,9 @@ def test_no_record_two_records_and_a_failed_cell_with_right_values_are_flagged()
     _, key = ex1_1()
     exercise = key["exercises"]["ex1_2_tests"]
     line = record_line("ex1_2_tests", right_values(exercise))
-    none = marking.mark_cell(graded_cell("ex1_2_tests", ["Self-check passed."]), exercise, None)
-    two = marking.mark_cell(graded_cell("ex1_2_tests", [line, line]), exercise, None)
-    odd = marking.mark_cell(graded_cell("ex1_2_tests", [line], failed=True), exercise, None)
+    none = marks.mark_cell(graded_cell("ex1_2_tests", ["Self-check passed."]), exercise, None)
+    two = marks.mark_cell(graded_cell("ex1_2_tests", [line, line]), exercise, None)
+    odd = marks.mark_cell(graded_cell("ex1_2_tests", [line], failed=True), exercise, None)
     assert none.score == two.score == 0 and "no record" in none.flags[0] and "2 record" in two.flags[0]
     assert odd.score == exercise["points"] and "cell failed" in odd.flags[0]
 
@@ -111,29 +110,29 @@ def test_a_forbidden_call_scores_zero_with_the_reason():
     exercise = key["exercises"]["ex1_1_tests"]
     line = record_line("ex1_1_tests", right_values(exercise),
                        ["kvlesson.memory.floor.memory_parts"])
-    mark = marking.mark_cell(graded_cell("ex1_1_tests", [line]), exercise, None)
+    mark = marks.mark_cell(graded_cell("ex1_1_tests", [line]), exercise, None)
     assert mark.score == 0 and "calls memory_parts" in mark.flags[0]
     assert "work it out without memory_parts" in mark.flags[0]
 
 
 CHEATS = {  # code in a cell of the student's: what the reading finds, and what it costs
-    "rebinds a check": ("import kvlesson.grading.selfcheck\nkvlesson.grading.selfcheck.verify = print",
-                        cell_scan.TAMPER),
-    "fakes sha1": ("import hashlib\nhashlib.sha1 = lambda *a: None", cell_scan.TAMPER),
-    "builtins": ("import builtins\nbuiltins.abs = lambda x: 0", cell_scan.TAMPER),
+    "rebinds a check": ("import kvlesson.grading.checks.selfcheck\nkvlesson.grading.checks.selfcheck.verify = print",
+                        TAMPERING),
+    "fakes sha1": ("import hashlib\nhashlib.sha1 = lambda *a: None", TAMPERING),
+    "builtins": ("import builtins\nbuiltins.abs = lambda x: 0", TAMPERING),
     "a transformer": ("get_ipython().input_transformers_post.append(lambda lines: lines)",
-                      cell_scan.TAMPER),
-    "a shell line": ("!cp ../../solutions/*/*.ipynb .", cell_scan.TAMPER),
-    "a magic that runs code": ("%run other.py", cell_scan.TAMPER),
-    "a cell magic that writes a file": ("%%writefile helper.py\nx = 1", cell_scan.TAMPER),
-    "the trace function": ("import sys\nsys.settrace(None)", cell_scan.TAMPER),
-    "frames": ("f = (lambda: 0).__code__", cell_scan.TAMPER),
-    "exits": ("import os\nos._exit(0)", cell_scan.LOOK),
-    "reflection": ("getattr(kv, 'memory' + '_parts')", cell_scan.LOOK),
-    "attrgetter": ("import operator\noperator.attrgetter('memory_parts')(kv)", cell_scan.LOOK),
-    "dunder": ("x = ().__class__.__base__", cell_scan.LOOK),
-    "rebinds kv": ("kv = None", cell_scan.TAMPER),
-    "assigns to kv": ("kv.blocks_for = lambda n: 1", cell_scan.TAMPER),
+                      TAMPERING),
+    "a shell line": ("!cp ../../solutions/*/*.ipynb .", TAMPERING),
+    "a magic that runs code": ("%run other.py", TAMPERING),
+    "a cell magic that writes a file": ("%%writefile helper.py\nx = 1", TAMPERING),
+    "the trace function": ("import sys\nsys.settrace(None)", TAMPERING),
+    "frames": ("f = (lambda: 0).__code__", TAMPERING),
+    "exits": ("import os\nos._exit(0)", LOOK),
+    "reflection": ("getattr(kv, 'memory' + '_parts')", LOOK),
+    "attrgetter": ("import operator\noperator.attrgetter('memory_parts')(kv)", LOOK),
+    "dunder": ("x = ().__class__.__base__", LOOK),
+    "rebinds kv": ("kv = None", TAMPERING),
+    "assigns to kv": ("kv.blocks_for = lambda n: 1", TAMPERING),
 }
 
 
@@ -158,8 +157,8 @@ def test_the_reading_finds_nothing_in_the_instructors_answers(name):
     [path] = (ROOT / "solutions" / name).glob("*.ipynb")
     nb = read(path)
     course = cell_roles.CourseCells.of(nb)
-    found = [f for cell in nb.cells if stamping.is_answer_cell(cell)
-             for f in cell_scan.scan(stamping.answer_code(cell.source), set(course.names),
+    found = [f for cell in nb.cells if notebooks.is_answer_cell(cell)
+             for f in cell_scan.scan(notebooks.answer_code(cell.source), set(course.names),
                                      course.modules)]
     assert found == []
 
@@ -169,25 +168,25 @@ def test_a_broken_huge_or_odd_record_line_belongs_to_no_exercise():
     exercise = key["exercises"]["ex1_2_tests"]
     right = right_values(exercise)
     lines = ["KVLESSON-MARK {not json", "KVLESSON-MARK [1, 2]",
-             record_line("ex1_2_tests", right) + " " * marking.RECORD_LIMIT,
+             record_line("ex1_2_tests", right) + " " * RECORD_LIMIT,
              "KVLESSON-MARK " + "[" * 100_000 + "]" * 100_000,
              "KVLESSON-MARK " + json.dumps({"id": "ex1_2_tests", "values": "all"})]
     for line in lines:
-        mark = marking.mark_cell(graded_cell("ex1_2_tests", [line]), exercise, None)
+        mark = marks.mark_cell(graded_cell("ex1_2_tests", [line]), exercise, None)
         assert mark.score == 0 and mark.flags, line[:40]
 
 
-def autograded(answers: dict[str, str], extra: list[str] = ()) -> marking.NotebookMark:
+def autograded(answers: dict[str, str], extra: list[str] = ()) -> marks.NotebookMark:
     """Notebook 1 answered right but for `answers` (grade id: code), with the hidden tests
     put back as autograde does and cells of the student's `extra` code added at the top,
     executed; its marks, made outside the kernel."""
     nb, key = ex1_1()
     [path] = (ROOT / "solutions" / "01_floor_plan").glob("*.ipynb")
     instructor = read(path)
-    tests = {stamping.nbgrader_meta(c)["grade_id"]: c.source for c in instructor.cells
-             if stamping.is_test_cell(c)}
+    tests = {notebooks.meta(c)["grade_id"]: c.source for c in instructor.cells
+             if notebooks.is_test_cell(c)}
     for cell in nb.cells:
-        grade_id = stamping.nbgrader_meta(cell).get("grade_id")
+        grade_id = notebooks.meta(cell).get("grade_id")
         cell.source = answers.get(grade_id, tests.get(grade_id, cell.source))
     setup = next(i for i, c in enumerate(nb.cells) if "import kvlesson" in c.source)
     for n, code in enumerate(extra):
@@ -195,7 +194,7 @@ def autograded(answers: dict[str, str], extra: list[str] = ()) -> marking.Notebo
     NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
                    resources={"metadata": {"path": str(ROOT / "notebooks" / "01_floor_plan")}}
                    ).execute()
-    return marking.mark_notebook(nb, key, instructor)
+    return marks.mark_notebook(nb, key, instructor)
 
 
 def test_an_honest_notebook_gets_every_point_and_no_flag():
@@ -238,12 +237,12 @@ def test_moving_the_course_s_cell_above_a_test_scores_zero():
     parts = next(i for i, c in enumerate(nb.cells) if c.source.startswith("parts = kv.memory_parts"))
     moved = nb.cells.pop(parts)
     nb.cells.insert(ids.index(next(c.get("id") for c in nb.cells
-                                   if stamping.nbgrader_meta(c).get("grade_id") == "q1_answer")),
+                                   if notebooks.meta(c).get("grade_id") == "q1_answer")),
                     moved)
-    marked = marking.mark_notebook(nb, key, instructor)
-    marks = {m.grade_id: m for m in marked.marks}
-    assert marks["q1_pool_tests"].score == 0
-    assert any("moved" in f for f in marks["q1_pool_tests"].flags)
+    marked = marks.mark_notebook(nb, key, instructor)
+    by_id = {m.grade_id: m for m in marked.marks}
+    assert by_id["q1_pool_tests"].score == 0
+    assert any("moved" in f for f in by_id["q1_pool_tests"].flags)
 
 
 def test_a_forbidden_call_reported_a_cell_late_is_put_on_the_cell_that_ran_it():

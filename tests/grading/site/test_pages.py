@@ -32,7 +32,7 @@ def test_a_page_shows_the_solutions_outputs_on_text_cells_and_none_on_answers_or
             assert cell.outputs == executed.outputs
     assert stats.withheld == sum(1 for c in solution.cells if c.metadata.get("nbgrader", {})
                                  .get("solution") or c.metadata.get("nbgrader", {}).get("grade"))
-    setup = next(c for c in page.cells if "selfcheck.answers(" in c.source)
+    setup = next(c for c in page.cells if "selfcheck.load_stamps(" in c.source)
     assert "remove-input" in setup.metadata["tags"] and setup.outputs
 
 

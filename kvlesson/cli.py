@@ -1,0 +1,137 @@
+"""`kvlesson`: one command for every job of the course, as `nbgrader <verb>` is for nbgrader's.
+
+    kvlesson numbers [--gpu ...]        every number the lesson quotes, section by section
+    kvlesson open [--instructor]        the course in JupyterLab
+    kvlesson build [ASSIGNMENT ...]     execute solutions/, regenerate notebooks/ and keys/
+    kvlesson for --gpu G --out DIR      the course for other hardware
+    kvlesson grade ASSIGNMENT ...       grade a whole class, each submission in the box
+    kvlesson report [ASSIGNMENT ...]    the class report of what is graded
+    kvlesson site [--out DIR]           the course as an offline static website
+
+`python -m kvlesson VERB ...` is the same command. Each verb lives in the module that does its
+job (the table VERBS), which gives its arguments and runs it; only the verb asked for is
+imported, so `kvlesson numbers` starts without nbgrader. The addresses of earlier releases
+(`python -m kvlesson.grade`, `.course`, `.student`, and `python -m kvlesson --gpu ...`)
+still work for one release, and say what to type instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Verb:
+    """One job of the command: the module that does it, the name its functions start with
+    (`NAME_arguments(parser)` and `NAME_run(args) -> int`; plain `arguments` and `run`
+    when empty), and what it does, in a line."""
+
+    module: str
+    name: str
+    about: str
+
+    def functions(self):
+        module = importlib.import_module(self.module)
+        prefix = f"{self.name}_" if self.name else ""
+        return getattr(module, f"{prefix}arguments"), getattr(module, f"{prefix}run")
+
+
+VERBS = {
+    "numbers": Verb("kvlesson.lesson.printout", "",
+                    "print every number the lesson quotes, section by section"),
+    "open": Verb("kvlesson.grading.student_lab", "open",
+                 "open the course in JupyterLab: a student's (Validate only) or --instructor's"),
+    "student": Verb("kvlesson.grading.student_lab", "student",
+                    "give a JupyterLab the student's interface (Binder, a hub, open)"),
+    "build": Verb("kvlesson.grading.build.command", "build",
+                  "execute solutions/, stamp the self-checks, write keys/ and release notebooks/"),
+    "generate": Verb("kvlesson.grading.build.command", "generate",
+                     "record the assignments in the gradebook (a new clone, before a release)"),
+    "for": Verb("kvlesson.grading.build.command", "for",
+                "write the course, executed, for another card, model or setting"),
+    "grade": Verb("kvlesson.grading.grade.command", "",
+                  "grade a whole class: each submission sealed, run in the box and marked"),
+    "report": Verb("kvlesson.grading.report.files", "",
+                   "write the class report of the graded assignments (what the class got wrong)"),
+    "site": Verb("kvlesson.grading.site.command", "",
+                 "build the course as an offline static website (the site extra)"),
+}
+OLD_ADDRESSES = {  # an earlier release's address: the verb it is now (None: its first word)
+    "kvlesson.grade": "grade",
+    "kvlesson.course": None,
+    "kvlesson.student": "student",
+}
+
+
+def hardware() -> str:
+    """The cards and models the course knows, from the package (for --help)."""
+    from kvlesson.memory.specs import GPUS, MODELS
+
+    cards = ", ".join(f"{key} ({card.name})" for key, card in GPUS.items())
+    models = ", ".join(f"{key} ({model.name})" for key, model in MODELS.items())
+    return f"cards: {cards}\nmodels: {models}"
+
+
+def overview() -> str:
+    width = max(map(len, VERBS))
+    lines = ["usage: kvlesson VERB [ARGUMENTS]   (kvlesson VERB --help for a verb's arguments)",
+             "", __doc__.splitlines()[0].split(": ", 1)[1], "", "verbs:"]
+    lines += [f"  {verb:<{width}}  {about.about}" for verb, about in VERBS.items()]
+    return "\n".join(lines + ["", hardware()])
+
+
+def run_verb(verb: str, argv: list[str]) -> int:
+    """Run one verb with its arguments; its exit code."""
+    arguments, run = VERBS[verb].functions()
+    parser = argparse.ArgumentParser(prog=f"kvlesson {verb}", description=VERBS[verb].about,
+                                     epilog=hardware(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    arguments(parser)
+    args, extra = parser.parse_known_args(argv)
+    if extra and not hasattr(args, "extra_arguments"):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if extra:
+        args.extra_arguments = extra  # the verb passes them on (`kvlesson open --port 9000`)
+    try:
+        return run(args) or 0
+    except (ValueError, RuntimeError) as error:
+        parser.error(str(error))  # the usage, the problem in words, exit code 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line: a verb and its arguments."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(overview())
+        return 0 if argv else 2
+    if argv[0].startswith("-"):  # an earlier release's `python -m kvlesson --gpu ...`
+        said("python -m kvlesson " + " ".join(argv), "kvlesson numbers " + " ".join(argv))
+        argv.insert(0, "numbers")
+    if argv[0] not in VERBS:
+        print(f"kvlesson: no verb {argv[0]!r}; the verbs are {', '.join(VERBS)} "
+              "(kvlesson --help says what each does)", file=sys.stderr)
+        return 2
+    return run_verb(argv[0], argv[1:])
+
+
+def said(old: str, new: str) -> None:
+    print(f"kvlesson: `{old}` is now `{new}`; the old address goes in the next release",
+          file=sys.stderr)
+
+
+def old_address(module: str, argv: list[str] | None = None) -> int:
+    """An earlier release's `python -m MODULE ARGS`: say what to type now, and run it."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    verb = OLD_ADDRESSES[module]
+    if verb is None:  # `python -m kvlesson.course build ...`: the first word is the verb
+        if not argv or argv[0] not in VERBS:
+            print(f"python -m {module}: give a verb: {', '.join(('build', 'generate', 'for', 'site'))} "
+                  "(it is now `kvlesson VERB`)", file=sys.stderr)
+            return 2
+        verb, argv = argv[0], argv[1:]
+    said(f"python -m {module} {verb if OLD_ADDRESSES[module] is None else ''}".rstrip(),
+         f"kvlesson {verb}")
+    return run_verb(verb, argv)

@@ -1,0 +1,301 @@
+"""Self-checks and hidden tests: a student's answers against salted hashes, and the record.
+
+A test cell of the course calls `verify` (the self-check the student sees) and,
+in its hidden part, `record` (what the grader reads). Both take probes: an
+answer to evaluate (a variable, or a call of the student's function on some
+input), with the kind of answer asked for. The expected answers are never in a
+notebook: `kvlesson build` runs the instructor's solution and
+stamps, into each `verify` call's `stamp=` argument, the setting, a salt and a hash
+of each expected answer (and of the answers that known mistakes give, for hints).
+`record` carries no hash and no key: it prints one line, `KVLESSON-MARK {...}`, with
+the student's values in a typed encoding and the forbidden functions their code ran;
+`kvlesson.grading.marking` compares it with the key, outside the kernel. A forbidden
+function is found by what runs, at any depth, whatever the name used
+(`kvlesson.grading.checks.forbidden`); verify and the grade say it in the same words.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from kvlesson.grading.checks import forbidden as forbidding
+from kvlesson.grading.checks.probes import (
+    NotYet,
+    Probe,
+    WrongKind,
+    answer_text,
+    assigns,
+    count,
+    count_or_none,
+    encode,
+    error_of,
+    mentioned,
+    normal,
+    number,
+    yes_no,
+)
+from kvlesson.grading.checks.records import record_line
+
+__all__ = ["NotYet", "Probe", "WrongKind", "count", "count_or_none", "load_stamps", "number",
+           "record", "verify", "yes_no"]
+
+PARAMETERS = ("GPU", "MODEL", "SHARE", "LONGEST", "CAP")  # each notebook's parameters cell
+YES_NO = "yes_no"  # the key of `verify(hints=...)` whose words say what decides a yes or no
+STAMP_FILE = "KVLESSON_STAMP_FILE"  # set by the build: stamp mode, entries appended here
+
+
+def digest(salt: str, text: str) -> str:
+    """The salted hash that stands in for an answer in a notebook."""
+    return hashlib.sha256(f"{salt}\n{text}".encode()).hexdigest()[:24]
+
+
+def setting_of(names: dict) -> dict:
+    """The notebook's parameters (GPU, MODEL, SHARE, LONGEST, CAP) from its globals."""
+    return {name: names.get(name) for name in PARAMETERS}
+
+
+def _setting_problem(made_for: dict, now: dict) -> str | None:
+    changed = [f"{name} = {now[name]!r}" for name in PARAMETERS
+               if now.get(name) != made_for.get(name)]
+    if not changed:
+        return None
+    release = ", ".join(f"{name} = {made_for[name]!r}" for name in PARAMETERS)
+    wanted = {**made_for, **{k: v for k, v in now.items() if v is not None}}
+    command = (f"kvlesson for --gpu {wanted['GPU']} --model {wanted['MODEL']} "
+               f"--share {wanted['SHARE']} --longest {wanted['LONGEST']} --cap {wanted['CAP']} "
+               f"--out my-course")
+    return (f"Not yet: this self-check holds the answers for the release's setting ({release}), "
+            f"and this notebook now has {', '.join(changed)}, so it cannot tell whether your "
+            f"answer is right. Set the parameters cell back and run the notebook again, or build "
+            f"the course for your setting, whose self-checks hold its answers: {command}")
+
+
+def _evaluate(probe: Probe) -> object:
+    """The probe's value; a student's error becomes a NotYet that names the probe."""
+    try:
+        return probe.get()
+    except NameError as error:
+        raise NotYet(f"Not yet: {probe.label} cannot be evaluated ({error}): run your answer "
+                     f"cell above first.") from error
+    except NotImplementedError as error:
+        raise NotYet(f"Not yet: {probe.label} is not written yet: replace "
+                     f"`raise NotImplementedError()` in the answer cell with your code.") from error
+    except Exception as error:
+        raise NotYet(f"Not yet: {probe.label} raised {type(error).__name__}: {error} "
+                     f"(the traceback above shows where).") from error
+
+
+# Stamp mode is fixed when the kernel imports this module (the build starts the kernel with
+# the variable set); a student's cell that sets it later changes nothing.
+_STAMP_PATH = os.environ.get(STAMP_FILE)
+
+
+def _stamping() -> Path | None:
+    return Path(_STAMP_PATH) if _STAMP_PATH else None
+
+
+_PENDING: list[tuple[str, list[Probe], dict]] = []  # stamp mode: the calls of the last test cell
+
+
+def _stamp_entry(role: str, probes: list[Probe], names: dict, extra: dict) -> None:
+    """Stamp mode: append the right answers of the instructor's solution to the stamp file."""
+    setting = setting_of(names)
+    entry = {"role": role, **extra, "setting": setting, "probes": []}
+    for probe in probes:
+        value = _evaluate(probe)
+        entry["probes"].append({"label": probe.label, "kind": probe.kind, "unit": probe.unit,
+                                "places": probe.places, "scale": probe.scale,
+                                "normal": normal(probe, value), "expected": encode(value)})
+    _PENDING.append((role, probes, entry))
+    with open(_stamping(), "a") as out:
+        out.write(json.dumps(entry) + "\n")
+
+
+def wrong_values(mistake: str, hint: str, same: str = "") -> None:
+    """Stamp mode, after the build swapped in a mutated answer: append what the probes
+    of the last test cell give now, as the values of the known mistake `mistake`: their
+    normal forms (None where there is none), hashed into the self-checks' hints, and
+    their answer texts, which the grader's key keeps to name the mistake by value."""
+    values, answers = [], []
+    for _, probes, _ in _PENDING:
+        row, texts = [], []
+        for probe in probes:
+            try:
+                value = probe.get()
+                encoded = encode(value)
+            except Exception as error:
+                row.append(None)
+                texts.append(answer_text(probe, error_of(error)))
+                continue
+            try:
+                row.append(normal(probe, value))
+            except Exception:
+                row.append(None)
+            texts.append(answer_text(probe, encoded))
+        values.append(row)
+        answers.append(texts)
+    with open(_stamping(), "a") as out:
+        out.write(json.dumps({"role": "mistake", "mistake": mistake, "hint": hint,
+                              "same": same, "values": values, "answers": answers}) + "\n")
+
+
+def start_cell() -> None:
+    """Stamp mode: a new test cell begins."""
+    _PENDING.clear()
+
+
+def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = None,
+           forbidden: tuple[str, ...] = ()) -> None:
+    """The self-check: each probe against its salted hash; a wrong answer that a known
+    mistake gives gets that mistake's hint, a call of a `forbidden` function says so.
+    Prints "Self-check passed." or raises NotYet (WrongKind for a wrong kind of answer)."""
+    names = sys._getframe(1).f_globals
+    if _stamping():
+        _stamp_entry("verify", probes, names, {"hints": hints or {},
+                                               "forbidden": list(forbidden)})
+        print("Self-check passed.")
+        return
+    made = _stamp(stamp)
+    problem = _setting_problem(made["setting"], setting_of(names))
+    if problem:
+        raise NotYet(problem)
+    codes, test = forbidding.resolve(forbidden), sys._getframe(1).f_code.co_filename
+    checked = made["probes"]
+    if len(checked) != len(probes):
+        raise NotYet("Not yet: this self-check's stamp does not fit its probes: run "
+                     "`kvlesson build` again.")
+    outcomes = []
+    for probe in probes:  # every probe first: a hint must fit the answer on all of them
+        calls: list[str] = []
+        try:
+            with forbidding.watching(codes, calls, test):
+                outcomes.append((_evaluate(probe), calls, None))
+        except NotYet as error:
+            outcomes.append((None, calls, error))
+    texts = [_quiet_normal(probe, value, error) for probe, (value, _, error)
+             in zip(probes, outcomes)]
+    for (probe, expect), (value, calls, error) in zip(zip(probes, checked), outcomes):
+        _refuse(probe.label, calls, forbidden)
+        if error is not None:
+            raise error
+        _refuse_written(probe.label, names, codes)
+        if digest(expect["salt"], normal(probe, value)) != expect["hash"]:
+            raise NotYet(_wrong_message(probe, value, _hint(made.get("hints", []), checked,
+                                                            texts), (hints or {}).get(YES_NO)))
+    print("Self-check passed.")
+
+
+def _quiet_normal(probe: Probe, value: object, error: Exception | None) -> str | None:
+    """A probe's normal form, or None when it raised or is not the kind asked for."""
+    if error is not None:
+        return None
+    try:
+        return normal(probe, value)
+    except Exception:
+        return None
+
+
+def _hint(hints: list[dict], checked: list[dict], texts: list[str | None]) -> str | None:
+    """The words of the one known mistake whose answers, on every probe, are the student's;
+    None when none is, or when mistakes with other words are too (a coincidence of values
+    is not a diagnosis)."""
+    found = {hint["words"] for hint in hints
+             if all(text is not None and wanted is not None
+                    and digest(expect["salt"], text) == wanted
+                    for text, wanted, expect in zip(texts, hint["hashes"], checked))}
+    return found.pop() if len(found) == 1 else None
+
+
+def _wrong_message(probe: Probe, value: object, hint: str | None, decides: str | None) -> str:
+    """What the self-check says of a wrong answer: the mistake's hint when one fits; for a
+    yes-or-no probe, that it is the other way round and what decides it (the cell's
+    `hints={"yes_no": ...}` words); else what to look at."""
+    if hint:
+        return f"Not yet: {probe.label} is not right: {hint}"
+    if probe.kind == "yes_no":
+        return (f"Not yet: {probe.label} gave {value!r}, the other way round. "
+                f"{decides or 'Go back to what decides it in the text above'}; work this "
+                f"case through by hand, then run your answer cell and this one again.")
+    return (f"Not yet: {probe.label} is not the expected {probe.unit or 'answer'}. Check the "
+            f"units and the rounding the question asks for, then run your answer cell and "
+            f"this one again.")
+
+
+_ANSWERS: dict[str, dict] = {}  # the notebook's stamps, loaded by its setup cell
+
+
+def load_stamps(stamps: str) -> None:
+    """The setup cell's line: load the notebook's stamps (the build writes them there, as
+    JSON: a salt and salted hashes per probe, never an answer)."""
+    _ANSWERS.clear()
+    _ANSWERS.update(json.loads(stamps))
+
+
+def _stamp(stamp: str) -> dict:
+    """A verify call's stamp: the one the setup cell loaded under that name, or the stamp
+    itself when it is written out (JSON)."""
+    if stamp.startswith("{"):
+        return json.loads(stamp)
+    if stamp not in _ANSWERS:
+        raise NotYet("Not yet: this self-check's answers are loaded by the notebook's first "
+                     "code cell (the one that imports kvlesson): run it, then this cell again.")
+    return _ANSWERS[stamp]
+
+
+def _traced(probe: Probe, codes: dict, calls: list[str], test: str) -> dict:
+    """A probe's value, encoded, noting the forbidden functions the student's code ran
+    (`test`: the test cell's code); an exception is recorded, not raised."""
+    try:
+        with forbidding.watching(codes, calls, test):
+            return encode(probe.get())
+    except (Exception, SystemExit) as error:
+        return error_of(error)
+
+
+def record(grade_id: str, probes: list[Probe], forbidden: tuple[str, ...] = ()) -> None:
+    """The hidden test: print the grader's record line, the student's values and the
+    forbidden functions (of `forbidden`) their code ran, at any depth. It holds no
+    expected value: the grader compares the line with the key, outside the kernel.
+    Raises NotYet, with the grade's words, when a forbidden function ran."""
+    names = sys._getframe(1).f_globals
+    out = sys.stdout  # as it is now: a probe that swaps sys.stdout does not hide the line
+    calls: list[str] = []
+    codes, test = forbidding.resolve(forbidden), sys._getframe(1).f_code.co_filename
+    values = [_traced(probe, codes, calls, test) for probe in probes]
+    line = {"id": grade_id, "values": values, "calls": calls, "setting": setting_of(names)}
+    out.write(record_line(line))
+    out.flush()
+    if _stamping():
+        _stamp_entry("record", probes, names, {"grade_id": grade_id, "forbidden": list(forbidden)})
+        return
+    _refuse(grade_id, calls, forbidden)
+
+
+def forbidden_message(what: str, used: list[str], forbidden: tuple[str, ...],
+                      through: str = "") -> str:
+    """How the self-check and the grade say that an answer used a forbidden function."""
+    names = ", ".join(sorted({name.rsplit(".", 1)[-1] for name in used}))
+    return (f"Not yet: {what} {through or 'calls'} {names}; this exercise asks you to work it "
+            f"out without {', '.join(forbidden)}, and the grade gives no point for it.")
+
+
+def _refuse_written(label: str, names: dict, codes: dict) -> None:
+    """A variable answer: the cell that last set it (in IPython's input history, `In`) must
+    not name a forbidden function, nor use a package function that calls one (read with the
+    notebook's own names), as the grader's reading of that cell will see."""
+    forbidden = tuple(sorted({name.rsplit(".", 1)[-1] for name in codes.values()}))
+    if not forbidden or not label.isidentifier():
+        return
+    cell = next((source for source in reversed(names.get("In", [])) if assigns(source, label)), "")
+    used = mentioned(cell, forbidden) or forbidding.used_in(cell, names, codes)
+    if used:
+        raise NotYet(forbidden_message(label, used, forbidden, through="is worked out with"))
+
+
+def _refuse(name: str, calls: list[str], forbidden: tuple[str, ...]) -> None:
+    if calls:
+        raise NotYet(forbidden_message(name, calls, forbidden))

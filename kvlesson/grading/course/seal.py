@@ -1,0 +1,182 @@
+"""Sealing a submission: a copy of plain files only, and a list of what was left out.
+
+Everything the grader does with a student's work starts from a sealed copy: a fresh
+folder, outside the course root, holding the submission's regular files and folders and
+nothing else. A symbolic link (to the instructor's notebook, to `keys/`, to the gradebook),
+a hard link, a device, a FIFO or a socket is never followed or opened: it is left out and
+named in a refusal, as is a file past the size limit, a folder nested too deep, or
+whatever comes after the file-count or total-size limit. The same copy serves nbgrader's
+exchange (collect, release of feedback), so a link planted in the exchange is refused
+there too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+MAX_FILE_BYTES = 20 * 2**20  # a notebook of this course is about 120 KB; a plot-heavy one a few MB
+MAX_TOTAL_BYTES = 50 * 2**20
+MAX_FILES = 200
+REFUSALS = "kvlesson-refused.json"  # beside a collected submission: what collect left out
+MAX_DEPTH = 8  # folders inside the submission folder
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """One thing of a submission that was not copied: its path in the submission and why."""
+
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class SealLimits:
+    """How much a sealed copy may hold."""
+
+    file_bytes: int = MAX_FILE_BYTES
+    total_bytes: int = MAX_TOTAL_BYTES
+    files: int = MAX_FILES
+    depth: int = MAX_DEPTH
+
+
+def kind_of(mode: int) -> str | None:
+    """What a file that is not a regular file or a folder is, in words (None if it is one)."""
+    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else "not a regular file"
+
+
+class _Copy:
+    """One sealing: the counts so far and the refusals."""
+
+    def __init__(self, limits: SealLimits, ignore: tuple[str, ...]):
+        self.limits, self.ignore = limits, ignore
+        self.files = self.bytes = 0
+        self.refused: list[Refusal] = []
+
+    def refuse(self, relative: Path, reason: str) -> None:
+        self.refused.append(Refusal(relative.as_posix(), reason))
+
+    def folder(self, source: Path, dest: Path, relative: Path, depth: int) -> None:
+        dest.mkdir(mode=0o755, exist_ok=True)
+        try:
+            names = sorted(os.listdir(source))
+        except OSError as error:
+            self.refuse(relative, f"cannot be listed ({error.strerror})")
+            return
+        for name in names:
+            if any(Path(name).match(pattern) for pattern in self.ignore):
+                continue
+            self.entry(source / name, dest / name, relative / name, depth)
+
+    def entry(self, source: Path, dest: Path, relative: Path, depth: int) -> None:
+        try:
+            info = os.lstat(source)  # never follows a link
+        except OSError as error:
+            self.refuse(relative, f"cannot be read ({error.strerror})")
+            return
+        kind = kind_of(info.st_mode)
+        if kind is not None:
+            self.refuse(relative, f"{kind}: only plain files are graded")
+        elif stat.S_ISDIR(info.st_mode):
+            if depth >= self.limits.depth:
+                self.refuse(relative, f"folders nested deeper than {self.limits.depth}")
+            else:
+                self.folder(source, dest, relative, depth + 1)
+        elif info.st_nlink > 1:
+            self.refuse(relative, "a hard link to another file: only plain files are graded")
+        elif info.st_size > self.limits.file_bytes:
+            self.refuse(relative, f"{info.st_size:,} bytes, over the limit of "
+                                  f"{self.limits.file_bytes:,} for one file")
+        elif self.files >= self.limits.files:
+            self.refuse(relative, f"more than {self.limits.files} files")
+        elif self.bytes + info.st_size > self.limits.total_bytes:
+            self.refuse(relative, f"over the limit of {self.limits.total_bytes:,} bytes in all")
+        else:
+            self.file(source, dest, relative, info)
+
+    def file(self, source: Path, dest: Path, relative: Path, info: os.stat_result) -> None:
+        """Copy a regular file through a descriptor opened without following links, and
+        check that it is still the file that was looked at (no swap in between)."""
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+        try:
+            fd = os.open(source, flags)
+        except OSError as error:
+            self.refuse(relative, f"cannot be opened ({error.strerror})")
+            return
+        with os.fdopen(fd, "rb") as src:
+            now = os.fstat(src.fileno())
+            if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino) \
+                    or not stat.S_ISREG(now.st_mode):
+                self.refuse(relative, "changed while it was copied")
+                return
+            with open(dest, "xb") as out:
+                copied = _copy_at_most(src, out, self.limits.file_bytes)
+        if copied is None:
+            dest.unlink()
+            self.refuse(relative, f"grew past the limit of {self.limits.file_bytes:,} bytes "
+                                  "while it was copied")
+            return
+        os.chmod(dest, 0o644)
+        self.files += 1
+        self.bytes += copied
+
+
+def _copy_at_most(src, out, limit: int) -> int | None:
+    """Copy src to out; the bytes copied, or None if src holds more than `limit`."""
+    copied = 0
+    while chunk := src.read(1 << 20):
+        copied += len(chunk)
+        if copied > limit:
+            return None
+        out.write(chunk)
+    return copied
+
+
+def seal(source: Path, dest: Path, limits: SealLimits = SealLimits(),
+         ignore: tuple[str, ...] = ()) -> list[Refusal]:
+    """Copy the folder `source` into the new folder `dest`, plain files and folders only;
+    what was left out, with the reasons. `source` itself must be a real folder, not a link
+    to one; names matching an `ignore` pattern are skipped without a word."""
+    source, dest = Path(source), Path(dest)
+    info = os.lstat(source)
+    if not stat.S_ISDIR(info.st_mode):
+        kind = kind_of(info.st_mode) or "a file"
+        raise ValueError(f"{source} is {kind}, not a submission folder")
+    if dest.exists():
+        raise ValueError(f"{dest} already exists: a sealed copy goes into a new folder")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    copy = _Copy(limits, ignore)
+    try:
+        copy.folder(source, dest, Path("."), 0)
+    except BaseException:
+        shutil.rmtree(dest, ignore_errors=True)
+        raise
+    return copy.refused
+
+
+def read_refusals(folder: Path) -> list[str]:
+    """What collect left out of the submission in `folder`, in words (none if nothing)."""
+    path = Path(folder) / REFUSALS
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return []
+    if not stat.S_ISREG(info.st_mode) or info.st_size > 1 << 20:
+        return [f"{REFUSALS} is not the grader's own list: the submission was tampered with"]
+    try:
+        refused = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return [f"{REFUSALS} cannot be read: the submission was tampered with"]
+    return [str(item) for item in refused] if isinstance(refused, list) else []

@@ -1,0 +1,183 @@
+"""Grade a whole class with one command: each submission sealed and graded on its own.
+
+    kvlesson grade ASSIGNMENT [ASSIGNMENT ...] [--course ROOT] [--force] [--jobs N]
+    kvlesson report [ASSIGNMENT ...] [--names]
+
+1. The course root is found as nbgrader finds it (`kvlesson.grading.course.folders`), from
+   whichever folder the command starts in. The submissions with no result yet (or
+   submitted again) are graded; `--force` grades every one again.
+2. Each submission goes to a worker (`kvlesson.grading.grade.worker`, `--jobs` of them side
+   by side, default: one per core): sealed into a private folder, autograded by nbgrader for
+   that student alone with every kernel in the box (`kvlesson.grading.box`), and marked
+   outside the kernel against the key (`kvlesson.grading.marking`). A submission that
+   nbgrader cannot grade, that breaks the marker or that runs past `--timeout` costs that
+   submission only: it scores 0, with the reason.
+3. This process is the only writer: as each result comes, the graded notebooks (cleaned of
+   live HTML, `kvlesson.grading.grade.sanitize`) go into autograded/, the marks and nbgrader's
+   other grades into the gradebook, each flag as a comment on the answer cell of its
+   exercise. A run killed midway loses nothing: the next run grades exactly what has no
+   result.
+4. Every flag of the class is printed, with the student, the cell and the reason, and
+   written to flags/ASSIGNMENT.csv.
+5. The class report, what the class got wrong (`kvlesson.grading.report.files`), is written
+   to reports/ASSIGNMENT.html and .csv, anonymous unless `--names`; `--report` grades
+   nothing and writes it for every graded assignment, with how mistakes carry over.
+
+Exit code: 0 when every submission has a mark, 1 when some could not be graded (they
+score 0 and are named), 2 when the course is not ready (no key, no bubblewrap).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from kvlesson.grading.box.walls import bwrap_path
+from kvlesson.grading.course import folders
+from kvlesson.grading.course.folders import Course, read_timestamp
+from kvlesson.grading.course.gradebook import record_assignments, snapshot
+from kvlesson.grading.course.key import key_path, read_key
+from kvlesson.grading.course.results import Graded, SubmissionResult
+from kvlesson.grading.grade.pool import Workers
+from kvlesson.grading.grade.store import pending, store_files, store_grades
+from kvlesson.grading.grade.worker import Job
+from kvlesson.grading.report import files
+from kvlesson.grading.report.graded import check_known, graded_notebooks
+
+FLAGS_FOLDER = "flags"  # in the course root: one CSV of flags per assignment
+SUBMISSION_SECONDS = 600  # the most one submission may take, kernel restarts included
+
+
+def write_flags_file(root: Path, assignment: str, results: list[Graded]) -> Path:
+    """flags/ASSIGNMENT.csv in the course root: one line per flag of the class."""
+    path = root / FLAGS_FOLDER / f"{assignment}.csv"
+    path.parent.mkdir(exist_ok=True)
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["student", "notebook", "cell", "reason"])
+        for flag in dict.fromkeys(flag for graded in results for flag in graded.flags):
+            writer.writerow([flag.student, flag.notebook, flag.cell, flag.reason])
+    return path
+
+
+def summary(assignment: str, results: list[Graded], flags_file: Path, now: int) -> str:
+    """What the instructor reads: each student's score, then every flag, and where
+    nbgrader's own log of the run is."""
+    lines = [f"{assignment}: {len(results)} notebooks have a mark ({now} submissions graded "
+             "in this run)"]
+    lines += [f"  {g.student:<20} {g.notebook:<16} {g.score:g} / {g.max_score:g}"
+              f"{'   NOT GRADED' if g.failure else ''}"
+              f"{f'   {len(g.flags)} flags' if g.flags else ''}" for g in results]
+    flags = list(dict.fromkeys(flag for graded in results for flag in graded.flags))
+    lines.append(f"{len(flags)} flags (also in {flags_file} and in the formgrader's comments):")
+    lines += [f"  {f.student} · {f.notebook} · {f.cell}: {f.reason}" for f in flags]
+    lines.append(f"nbgrader's log of each submission graded: {flags_file.with_suffix('.log')}")
+    return "\n".join(lines)
+
+
+def check_ready(course: Course, assignment: str, report=print) -> dict:
+    """The key, after checking that the course can grade `assignment` and putting the
+    assignment in the gradebook if it is not there; ValueError or RuntimeError saying what
+    to do."""
+    check_known(course, assignment)
+    bwrap_path()
+    key = read_key(key_path(course.root, assignment))
+    if record_assignments(course, [assignment]):
+        report(f"kvlesson grade: {assignment} was not recorded in the gradebook (released "
+               f"without being generated): it is now, from solutions/ (nbgrader "
+               f"generate_assignment {assignment} --force)")
+    return key
+
+
+def grade_pending(course: Course, assignments: list[str], force: bool, jobs: int, seconds: float,
+          report=print) -> list[SubmissionResult]:
+    """Grade every pending submission of the `assignments`, `jobs` at a time, writing each
+    result as it comes; the results of this run."""
+    run = Path(tempfile.mkdtemp(prefix="kvlesson-grade-"))
+    results: list[SubmissionResult] = []
+    (course.root / FLAGS_FOLDER).mkdir(exist_ok=True)
+    try:
+        template = run / "template.db"
+        snapshot(course.database(), template)
+        todo = [Job(str(course.root), assignment, student, str(run / assignment / student),
+                    str(template), [str(run)])
+                for assignment in assignments for student in pending(course, assignment, force)]
+        with Workers(min(jobs, len(todo)) or 1, run, seconds) as workers:
+            for result in workers.run(todo):
+                where = course.submitted / result.student / result.assignment
+                # a failure keeps the submission's time, so the next run leaves it be
+                result.timestamp = result.timestamp or read_timestamp(where)
+                # the gradebook first, the marker last: a run killed between the two leaves
+                # no marker, so the next run grades this submission again (`pending`)
+                store_grades(course, result.assignment, result)
+                store_files(course, result.assignment, result)
+                log = course.root / FLAGS_FOLDER / f"{result.assignment}.log"
+                with log.open("a") as out:
+                    out.write(f"===== {result.student}: nbgrader's log =====\n{result.log}\n")
+                shutil.rmtree(run / result.assignment / result.student, ignore_errors=True)
+                results.append(result)
+                report(f"graded {result.student}, {result.assignment} ({len(results)}/"
+                       f"{len(todo)})" + ("" if result.graded else f": {result.failure}"))
+    finally:
+        shutil.rmtree(run, ignore_errors=True)
+    return results
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    """The grading command's arguments."""
+    parser.description = __doc__.split("\n\n")[0]
+    parser.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
+                        help="the assignments to grade, e.g. 01_floor_plan")
+    parser.add_argument("--report", action="store_true", help="grade nothing: write the class "
+                        "report of every graded assignment (or of each ASSIGNMENT), with how "
+                        "mistakes carry from one to the next (as `kvlesson report`)")
+    parser.add_argument("--names", action="store_true", help="name the students in the class "
+                        "report (default: anonymous, so that it can be shown to the class)")
+    parser.add_argument("--course", type=Path, help="the course root (default: the one the "
+                        "nbgrader configuration names, else this folder)")
+    parser.add_argument("--force", action="store_true",
+                        help="grade every submission again, not only new ones")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="submissions graded side by side (default: the number of cores)")
+    parser.add_argument("--timeout", type=float, default=SUBMISSION_SECONDS,
+                        help=f"seconds one submission may take (default {SUBMISSION_SECONDS})")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Grade each ASSIGNMENT for the whole class; the exit code the module docstring gives."""
+    try:
+        if args.jobs < 1 or args.timeout <= 0:
+            raise ValueError("--jobs must be 1 or more and --timeout above 0")
+        if not args.assignments and not args.report:
+            raise ValueError("name the ASSIGNMENT to grade, e.g. 01_floor_plan, or give "
+                             "--report for the class report of every graded assignment")
+        root, config = folders.course_root(Path.cwd(), args.course)
+        course = Course(root, config)
+        if args.report:
+            print(files.course_line(course, args.assignments, args.names))
+            return 0
+        for assignment in args.assignments:
+            check_ready(course, assignment, report=lambda line: print(line, file=sys.stderr))
+    except (ValueError, RuntimeError) as error:
+        print(f"kvlesson grade: {error}", file=sys.stderr)
+        return 2
+    now = grade_pending(course, args.assignments, args.force, args.jobs, args.timeout,
+                report=lambda line: print(line, file=sys.stderr))
+    failures = []
+    for assignment in args.assignments:
+        results = graded_notebooks(course, assignment)
+        print(summary(assignment, results, write_flags_file(root, assignment, results),
+                      sum(r.assignment == assignment for r in now)))
+        print(files.report_line(course, assignment, args.names))
+        failures += sorted({f"{g.student} ({assignment})" for g in results if g.failure})
+    if failures:
+        print(f"kvlesson grade: {len(failures)} submissions could not be graded "
+              f"({', '.join(failures)}): they score 0, and the reason is in their flags",
+              file=sys.stderr)
+        return 1
+    return 0
