@@ -6,7 +6,8 @@ warnings as errors, and every page is read as a visitor would get it.
 * no solution line, hidden test, record line or answer marker, and no visible self-check's
   answer anywhere on a notebook's page (a page shows the whole notebook at once);
 * every image says what it shows (alt text of some length, not a file name), each explorer is
-  a still with a note on how to make it live, and each of the course's tables has a caption;
+  a still with a note on how to make it live, each of the course's tables has a caption, and
+  no table has an empty header cell (pandas' own corner above the index);
 * axe-core (WCAG 2.0 and 2.1, A and AA) finds no violation on any page.
 
 Needs the site extra and Debian's Chromium (it fails, never skips, without them). About a
@@ -27,12 +28,12 @@ from urllib.parse import urlparse
 
 import nbformat
 import pytest
+
 from kvlesson.grading.build import stamp_places
+from kvlesson.grading.build.shown_numbers import copied_as, numbers_in
 from kvlesson.grading.checks import selfcheck
 from kvlesson.grading.course import notebooks
-from kvlesson.grading.shown_numbers import copied_as, numbers_in
 from kvlesson.grading.site.command import build
-
 from support.axe import violations
 from support.browser import chromium
 from support.course import secret_lines
@@ -173,10 +174,12 @@ def test_every_image_says_what_it_shows_and_every_table_has_a_caption(site):
         shown = read(page)
         short = [alt for alt in shown.alts if not alt or len(alt) < 40 or "/" in alt.split()[0]]
         assert short == [], f"{name}: images without a real alt text: {short}"
-        course_tables = re.findall(r'<table[^>]*class="[^"]*kvlesson-table[^"]*"[^>]*>\s*(<caption>)?',
-                                   page.read_text())
+        course_tables = re.findall(
+            r'<table[^>]*class="[^"]*kvlesson-table[^"]*"[^>]*>\s*(<caption>)?', page.read_text())
         assert all(course_tables), f"{name}: one of the course's tables has no caption"
-        if name in ("01_floor_plan", "02_ceiling", "03_cap_sweep", "04_preemption"):
+        empty = re.findall(r"<th(?:\s[^>]*)?>\s*</th>", page.read_text())
+        assert empty == [], f"{name}: {len(empty)} empty header cells (a table not captioned)"
+        if name in ("01_floor_plan", "02_ceiling", "03_cap_sweep", "04_preemption", "06_traffic"):
             assert course_tables, f"{name} shows none of the course's tables"
         text = "".join(shown.text)
         assert "run this cell to get its sliders" not in text
