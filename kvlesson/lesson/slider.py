@@ -4,8 +4,10 @@ ipywidgets' sliders draw a noUiSlider handle, a `div` with role "slider" that no
 (axe: aria-input-field-name), and ipywidgets has no option to name it. This control is a
 native `<input type="range">` with a `<label for>`: a screen reader reads "memory share (%),
 slider, 90", the browser gives it the arrow keys, Page Up/Down, Home and End and a focus
-ring, and nothing patches another library's page. Its front end is a few lines of JavaScript
-in this file, loaded by anywidget (whose front end comes in its own wheel): no network.
+ring (the input keeps its keys from JupyterLab's notebook shortcuts, which would take the
+arrows to move between cells), and nothing patches another library's page. Its front end is
+a few lines of JavaScript in this file, loaded by anywidget (whose front end comes in its own
+wheel): no network.
 
 The kernel's side is the slider ipywidgets would give: `value` (one of the options' values),
 `options` as (label, value) pairs, `min`, `max`, `index`, and `observe(..., names="value")`.
@@ -19,9 +21,14 @@ import anywidget
 import traitlets as t
 
 ESM = """
-let made = 0;
+const OWN_KEYS = new Set(["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "PageUp",
+                          "PageDown", "Home", "End"]);
 function render({ model, el }) {
-  const id = `kvlesson-slider-${Date.now().toString(36)}-${made++}`;
+  // anywidget loads this module once per widget, so a counter here would restart at 0 for
+  // every slider: the id is random, or two sliders drawn in the same millisecond would share
+  // it and the second one's <label for> would name the first (crypto.randomUUID needs a
+  // secure context, which a hub served over plain http is not).
+  const id = `kvlesson-slider-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
   el.classList.add("kvlesson-slider");
   const label = document.createElement("label");
   label.htmlFor = id;
@@ -42,6 +49,12 @@ function render({ model, el }) {
     input.setAttribute("aria-valuetext", text);
     readout.textContent = text;
   };
+  // The keys a range input moves by are the input's own: JupyterLab's notebook (command
+  // mode) would take the arrows to select another cell and move the focus off the slider.
+  // Every other key (Tab, Shift+Enter, Escape) still reaches JupyterLab.
+  input.addEventListener("keydown", (event) => {
+    if (OWN_KEYS.has(event.key)) event.stopPropagation();
+  });
   input.addEventListener("input", () => {
     model.set("index", Number(input.value));
     model.save_changes();

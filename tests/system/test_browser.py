@@ -36,8 +36,6 @@ import kvlesson as kv
 from kvlesson.lesson import explorers, sentences
 from kvlesson.lesson.real_server_explorer import real_view
 from kvlesson.lesson.traffic_explorer import DAY, RATES, traffic_view
-from playwright.sync_api import Locator
-
 from support.axe import violations
 from support.browser import (
     ARTIFACTS,
@@ -116,7 +114,8 @@ def explorer_box(panel: Locator, slider: str) -> Locator:
     """The explorer's widget box: the output VBox holding a slider described `slider`."""
     label = panel.page.locator(".kvlesson-slider label", has_text=slider)
     boxes = panel.locator(".jp-OutputArea-output .widget-vbox").filter(has=label)
-    assert boxes.count() == 1, f"expected one explorer with a {slider!r} slider, found {boxes.count()}"
+    assert boxes.count() == 1, (f"expected one explorer with a {slider!r} slider, "
+                                f"found {boxes.count()}")
     return boxes.first
 
 
@@ -158,6 +157,19 @@ def move(box: Locator, explorer: Explorer) -> None:
         handle.press(explorer.key)
 
 
+def course_violations(page, assignment: str) -> list:
+    """axe's WCAG A/AA violations on what the course renders (outputs, Markdown); those on
+    the rest of the page, JupyterLab's own interface, are printed apart (rule, impact, how
+    many nodes), not returned."""
+    course = violations(page, COURSE_NODES)
+    rules = {v.rule for v in course}
+    lab = [v for v in violations(page) if v.rule not in rules]
+    print(f"\n{assignment}: axe, the course's nodes: {len(course)} rules broken; JupyterLab's "
+          f"own: {len(lab)} rules, {sum(len(v.nodes) for v in lab)} nodes: "
+          + ", ".join(f"{v.rule} ({v.impact}, {len(v.nodes)})" for v in lab))
+    return course
+
+
 # --- the tests -------------------------------------------------------------------------
 
 def test_chromium_is_installed():
@@ -173,7 +185,7 @@ def test_start_here_runs(lab, page):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "00_start_here.png"))
     assert not problems, "\n".join(problems)
-    course = violations(page, COURSE_NODES)
+    course = course_violations(page, "00_start_here")
     assert course == [], "\n".join(str(v) for v in course)
 
 
@@ -217,8 +229,5 @@ def test_explorer_follows_its_slider(lab, page, explorer):
     assert None not in order and all(order), f"Tab order through the explorer: {order}"
     assert any(explorer.slider in name for name in order)
     # what the course renders has no WCAG A/AA violation; JupyterLab's own is listed apart
-    course = violations(page, COURSE_NODES)
-    lab = [v for v in violations(page) if v.rule not in {c.rule for c in course}]
-    print(f"{explorer.assignment}: axe, the course's nodes {len(course)} rules, JupyterLab's "
-          f"own {len(lab)}: " + "; ".join(str(v) for v in lab))
+    course = course_violations(page, explorer.assignment)
     assert course == [], "\n".join(str(v) for v in course)
