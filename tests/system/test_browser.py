@@ -36,7 +36,7 @@ import kvlesson as kv
 from kvlesson.lesson import explorers, sentences
 from kvlesson.lesson.real_server_explorer import real_view
 from kvlesson.lesson.traffic_explorer import DAY, RATES, traffic_view
-from support.axe import violations
+from support import axe
 from support.browser import (
     ARTIFACTS,
     open_notebook,
@@ -98,7 +98,7 @@ EXPLORERS = [
     Explorer("06_traffic", "arrivals", "ArrowRight"),
     Explorer("07_wrap_up", "share (%)", "ArrowLeft"),
 ]
-COURSE_NODES = {"include": [[".jp-OutputArea-output"], [".jp-MarkdownOutput"]]}  # the course's
+COURSE_NODES = ".jp-OutputArea-output, .jp-MarkdownOutput"  # what the course renders
 CONTROLS = ("input, select, textarea, button")  # what a student operates in an explorer
 
 
@@ -158,12 +158,10 @@ def move(box: Locator, explorer: Explorer) -> None:
 
 
 def course_violations(page, assignment: str) -> list:
-    """axe's WCAG A/AA violations on what the course renders (outputs, Markdown); those on
-    the rest of the page, JupyterLab's own interface, are printed apart (rule, impact, how
-    many nodes), not returned."""
-    course = violations(page, COURSE_NODES)
-    rules = {v.rule for v in course}
-    lab = [v for v in violations(page) if v.rule not in rules]
+    """axe's WCAG A/AA violations on what the course renders (outputs, Markdown), from one
+    run on the whole page; those on the rest of the page, JupyterLab's own interface, are
+    printed apart (rule, impact, how many nodes), not returned."""
+    course, lab = axe.split(page, COURSE_NODES)
     print(f"\n{assignment}: axe, the course's nodes: {len(course)} rules broken; JupyterLab's "
           f"own: {len(lab)} rules, {sum(len(v.nodes) for v in lab)} nodes: "
           + ", ".join(f"{v.rule} ({v.impact}, {len(v.nodes)})" for v in lab))
