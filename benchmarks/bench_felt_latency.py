@@ -102,7 +102,9 @@ WATCH = """
       });
     }
     send(data) {
-      if (this.kernel) felt.sent.push([performance.now(), size(data), kind(data, this.protocol)[0]]);
+      if (this.kernel) {
+        felt.sent.push([performance.now(), size(data), kind(data, this.protocol)[0]]);
+      }
       return super.send(data);
     }
   };
@@ -171,7 +173,7 @@ async (timeout) => {
 class Move:
     """One move in milliseconds: keydown to painted, and its parts in the order they come;
     what showed it (the new 'image', or the 'caption' when the picture stayed the same) and
-    the PNG's KB."""
+    the KB of the message that carried the picture (the PNG in base64, with its alt text)."""
 
     felt: float
     sending: float  # front end: the keydown to the slider's new value on the websocket
@@ -209,12 +211,14 @@ class Move:
         if not updates:
             raise RuntimeError("the kernel answered the move without an update")
         read, _, _, done = updates[-1]
-        png = [size for _, size, kind, _ in updates if kind == "comm_msg+buffers"]
+        # the picture travels as an HTML widget's value, <img alt src="data:image/png;base64">:
+        # the largest update of the move (the caption's is a sentence)
+        png = sorted(size for _, size, _, _ in updates)
         return cls(felt=times["painted"] - start, sending=sent - start, to_kernel=busy - sent,
                    kernel=done - busy, from_kernel=read - done, reading=times["shown"] - read,
                    decoding=times["decoded"] - times["shown"],
                    painting=times["painted"] - times["decoded"], shown_by=times["what"],
-                   png_kb=png[-1] / 1024 if png else 0.0)
+                   png_kb=png[-1] / 1024 if png and times["what"] == "image" else 0.0)
 
 
 @dataclass(frozen=True)
@@ -233,10 +237,12 @@ class SliderTiming:
 
     def p90(self) -> float:
         felt = [move.felt for move in self.moves]
-        return statistics.quantiles(felt, n=10, method="inclusive")[-1] if len(felt) > 1 else felt[0]
+        if len(felt) == 1:
+            return felt[0]
+        return statistics.quantiles(felt, n=10, method="inclusive")[-1]
 
     def png_kb(self) -> float:
-        """The median size of the new PNGs (0 when no move changed the picture)."""
+        """The median KB of the messages carrying a new picture (0 when no move changed it)."""
         sizes = [move.png_kb for move in self.moves if move.shown_by == "image"]
         return statistics.median(sizes) if sizes else 0.0
 
@@ -328,7 +334,7 @@ def time_notebook(page: Page, lab: str, assignment: str, moves: int) -> list[Sli
 def report(timings: list[SliderTiming]) -> None:
     print(f"{'notebook: slider':<42} {'median':>6} {'p90':>6} {'÷' + str(LIVE_MS):>5} "
           f"{'÷' + str(LIVE_MS):>5} {'new':>6} {'(n)':>5} | "
-          f"{'kernel':>12} {'messages':>12} {'front end':>12} | {'PNG KB':>6}")
+          f"{'kernel':>12} {'messages':>12} {'front end':>12} | {'img KB':>6}")
     unchanged = []
     for t in timings:
         parts = " ".join(f"{t.median(part):6.1f} ({100 * t.share(part):2.0f}%)"
@@ -348,8 +354,8 @@ def report(timings: list[SliderTiming]) -> None:
         print("moves that changed only the caption (timed to the caption painted): "
               + ", ".join(unchanged))
     details = ("sending", "to_kernel", "kernel", "from_kernel", "reading", "decoding", "painting")
-    print(f"\nthe parts in their order, medians in ms: keydown to value sent, to the kernel, "
-          f"the kernel's callback, from the kernel, read, decode, paint")
+    print("\nthe parts in their order, medians in ms: keydown to value sent, to the kernel, "
+          "the kernel's callback, from the kernel, read, decode, paint")
     for t in timings:
         print(f"{t.name:<42} " + " ".join(f"{t.median(part):6.1f}" for part in details))
     slow = [t.name for t in timings if t.median() >= LIVE_MS]
@@ -369,7 +375,8 @@ def main() -> int:
     if unknown:
         parser.error(f"no explorer in {', '.join(sorted(unknown))}; "
                      f"the notebooks with explorers: {', '.join(assignments)}")
-    assignments = [a for a in assignments if a in arguments.assignments or not arguments.assignments]
+    assignments = [a for a in assignments
+                   if a in arguments.assignments or not arguments.assignments]
     print(f"Python {sys.version.split()[0]}; {moves} moves of each slider; {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f}; all times in ms, keydown to painted")
     timings = []
