@@ -26,6 +26,7 @@ Takes about a minute.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -161,8 +162,10 @@ def course_violations(page, assignment: str) -> list:
     """axe's WCAG A/AA violations on what the course renders (outputs, Markdown), from one
     run on the whole page; those on the rest of the page, JupyterLab's own interface, are
     printed apart (rule, impact, how many nodes), not returned."""
+    start = time.monotonic()
     course, lab = axe.split(page, COURSE_NODES)
-    print(f"\n{assignment}: axe, the course's nodes: {len(course)} rules broken; JupyterLab's "
+    print(f"\n{assignment}: axe ({time.monotonic() - start:.1f} s), the course's nodes: "
+          f"{len(course)} rules broken; JupyterLab's "
           f"own: {len(lab)} rules, {sum(len(v.nodes) for v in lab)} nodes: "
           + ", ".join(f"{v.rule} ({v.impact}, {len(v.nodes)})" for v in lab))
     return course
