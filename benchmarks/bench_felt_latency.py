@@ -102,7 +102,9 @@ WATCH = """
       });
     }
     send(data) {
-      if (this.kernel) felt.sent.push([performance.now(), size(data), kind(data, this.protocol)[0]]);
+      if (this.kernel) {
+        felt.sent.push([performance.now(), size(data), kind(data, this.protocol)[0]]);
+      }
       return super.send(data);
     }
   };
@@ -116,7 +118,7 @@ WATCH = """
 # move ends when the new image is painted, or, when the kernel went idle without sending a
 # new PNG (the picture is the same for both values), when the new caption is painted.
 ARM = """
-([img, caption]) => {
+([picture, caption]) => {
   const felt = window.__felt;
   for (const times of [felt.input, felt.sent, felt.frames]) times.length = 0;
   // the next frame's callbacks run before it is painted; a task posted from them runs after
@@ -125,7 +127,9 @@ ARM = """
     channel.port1.onmessage = () => done(performance.now());
     channel.port2.postMessage(null);
   }));
-  const old = img.getAttribute('src');
+  // the picture is an HTML widget holding an <img alt src="data:...">: a move replaces it
+  const old = (picture.querySelector('img') || {}).src;
+  let changed = false;
   const captionShown = new Promise((resolve) => {
     const watch = new MutationObserver(async () => {
       watch.disconnect();
@@ -136,16 +140,18 @@ ARM = """
   });
   felt.move = new Promise((resolve) => {
     const watch = new MutationObserver(async () => {
-      if (img.getAttribute('src') === old) return;
+      const img = picture.querySelector('img');
+      if (!img || img.src === old) return;
+      changed = true;
       watch.disconnect();
       const shown = performance.now();
       await img.decode();
       const decoded = performance.now();
       resolve({what: 'image', shown, decoded, painted: await painted()});
     });
-    watch.observe(img, {attributes: true, attributeFilter: ['src']});
+    watch.observe(picture, {subtree: true, childList: true, attributes: true});
     felt.idle = () => {
-      if (!felt.frames.some(([, , type]) => type === 'comm_msg+buffers')) captionShown.then(resolve);
+      if (!changed) captionShown.then(resolve);
     };
   });
 }
@@ -167,7 +173,7 @@ async (timeout) => {
 class Move:
     """One move in milliseconds: keydown to painted, and its parts in the order they come;
     what showed it (the new 'image', or the 'caption' when the picture stayed the same) and
-    the PNG's KB."""
+    the KB of the message that carried the picture (the PNG in base64, with its alt text)."""
 
     felt: float
     sending: float  # front end: the keydown to the slider's new value on the websocket
@@ -205,12 +211,14 @@ class Move:
         if not updates:
             raise RuntimeError("the kernel answered the move without an update")
         read, _, _, done = updates[-1]
-        png = [size for _, size, kind, _ in updates if kind == "comm_msg+buffers"]
+        # the picture travels as an HTML widget's value, <img alt src="data:image/png;base64">:
+        # the largest update of the move (the caption's is a sentence)
+        png = sorted(size for _, size, _, _ in updates)
         return cls(felt=times["painted"] - start, sending=sent - start, to_kernel=busy - sent,
                    kernel=done - busy, from_kernel=read - done, reading=times["shown"] - read,
                    decoding=times["decoded"] - times["shown"],
                    painting=times["painted"] - times["decoded"], shown_by=times["what"],
-                   png_kb=png[-1] / 1024 if png else 0.0)
+                   png_kb=png[-1] / 1024 if png and times["what"] == "image" else 0.0)
 
 
 @dataclass(frozen=True)
@@ -229,10 +237,12 @@ class SliderTiming:
 
     def p90(self) -> float:
         felt = [move.felt for move in self.moves]
-        return statistics.quantiles(felt, n=10, method="inclusive")[-1] if len(felt) > 1 else felt[0]
+        if len(felt) == 1:
+            return felt[0]
+        return statistics.quantiles(felt, n=10, method="inclusive")[-1]
 
     def png_kb(self) -> float:
-        """The median size of the new PNGs (0 when no move changed the picture)."""
+        """The median KB of the messages carrying a new picture (0 when no move changed it)."""
         sizes = [move.png_kb for move in self.moves if move.shown_by == "image"]
         return statistics.median(sizes) if sizes else 0.0
 
@@ -261,14 +271,13 @@ def explorers_on(panel: Locator) -> list[Locator]:
     """Every explorer's widget box in the notebook: an output box with a slider and an image."""
     page = panel.page
     boxes = (panel.locator(".jp-OutputArea-output .widget-vbox")
-             .filter(has=page.locator(".noUi-handle")).filter(has=page.locator("img")))
+             .filter(has=page.locator(".kvlesson-slider")).filter(has=page.locator("img")))
     return boxes.all()
 
 
 def position(handle: Locator) -> tuple[float, float, float]:
-    """The handle's value, and the slider's two ends."""
-    return tuple(float(handle.get_attribute(name) or 0)
-                 for name in ("aria-valuenow", "aria-valuemin", "aria-valuemax"))
+    """The range input's position, and its two ends."""
+    return tuple(float(value) for value in handle.evaluate("(el) => [el.value, el.min, el.max]"))
 
 
 def next_key(handle: Locator, key: str) -> str:
@@ -282,9 +291,9 @@ def next_key(handle: Locator, key: str) -> str:
 def time_slider(page: Page, box: Locator, row: Locator, moves: int) -> list[Move]:
     """Press the slider's arrows `moves` + 1 times, one way to its end, then back; the moves
     after the first, each marked when its setting was shown before."""
-    handle = row.locator(".noUi-handle").first
-    image = box.locator("img").last.element_handle()
-    caption = box.locator(".widget-html").last.element_handle()
+    handle = row.locator("input[type=range]").first
+    image = box.locator(".widget-html").last.element_handle()
+    caption = box.locator(".widget-html").nth(-2).element_handle()
     seen = {position(handle)[0]}
     key, timed = KEYS[0], []
     for press in range(moves + 1):
@@ -314,8 +323,8 @@ def time_notebook(page: Page, lab: str, assignment: str, moves: int) -> list[Sli
     for number, box in enumerate(boxes, 1):
         box.scroll_into_view_if_needed()
         which = f" #{number}" if len(boxes) > 1 else ""
-        for row in box.locator(".widget-slider").all():
-            label = row.locator(".widget-label").first.inner_text().strip()
+        for row in box.locator(".kvlesson-slider").all():
+            label = row.locator("label").first.inner_text().strip()
             print(f"  {assignment}{which}: {label} ...", file=sys.stderr, flush=True)
             timings.append(SliderTiming(f"{assignment}{which}: {label}",
                                         time_slider(page, box, row, moves)))
@@ -325,7 +334,7 @@ def time_notebook(page: Page, lab: str, assignment: str, moves: int) -> list[Sli
 def report(timings: list[SliderTiming]) -> None:
     print(f"{'notebook: slider':<42} {'median':>6} {'p90':>6} {'÷' + str(LIVE_MS):>5} "
           f"{'÷' + str(LIVE_MS):>5} {'new':>6} {'(n)':>5} | "
-          f"{'kernel':>12} {'messages':>12} {'front end':>12} | {'PNG KB':>6}")
+          f"{'kernel':>12} {'messages':>12} {'front end':>12} | {'img KB':>6}")
     unchanged = []
     for t in timings:
         parts = " ".join(f"{t.median(part):6.1f} ({100 * t.share(part):2.0f}%)"
@@ -345,8 +354,8 @@ def report(timings: list[SliderTiming]) -> None:
         print("moves that changed only the caption (timed to the caption painted): "
               + ", ".join(unchanged))
     details = ("sending", "to_kernel", "kernel", "from_kernel", "reading", "decoding", "painting")
-    print(f"\nthe parts in their order, medians in ms: keydown to value sent, to the kernel, "
-          f"the kernel's callback, from the kernel, read, decode, paint")
+    print("\nthe parts in their order, medians in ms: keydown to value sent, to the kernel, "
+          "the kernel's callback, from the kernel, read, decode, paint")
     for t in timings:
         print(f"{t.name:<42} " + " ".join(f"{t.median(part):6.1f}" for part in details))
     slow = [t.name for t in timings if t.median() >= LIVE_MS]
@@ -366,7 +375,8 @@ def main() -> int:
     if unknown:
         parser.error(f"no explorer in {', '.join(sorted(unknown))}; "
                      f"the notebooks with explorers: {', '.join(assignments)}")
-    assignments = [a for a in assignments if a in arguments.assignments or not arguments.assignments]
+    assignments = [a for a in assignments
+                   if a in arguments.assignments or not arguments.assignments]
     print(f"Python {sys.version.split()[0]}; {moves} moves of each slider; {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f}; all times in ms, keydown to painted")
     timings = []

@@ -6,6 +6,7 @@
     kvlesson for --gpu G --out DIR      the course for other hardware
     kvlesson grade ASSIGNMENT ...       grade a whole class, each submission in the box
     kvlesson report [ASSIGNMENT ...]    the class report of what is graded
+    kvlesson site [--out DIR]           the course as an offline static website
 
 `python -m kvlesson VERB ...` is the same command. Each verb lives in the module that does its
 job (the table VERBS), which gives its arguments and runs it; only the verb asked for is
@@ -55,6 +56,8 @@ VERBS = {
                   "grade a whole class: each submission sealed, run in the box and marked"),
     "report": Verb("kvlesson.grading.report.files", "",
                    "write the class report of the graded assignments (what the class got wrong)"),
+    "site": Verb("kvlesson.grading.site.command", "",
+                 "build the course as an offline static website (the site extra)"),
 }
 OLD_ADDRESSES = {  # an earlier release's address: the verb it is now (None: its first word)
     "kvlesson.grade": "grade",
@@ -125,7 +128,7 @@ def old_address(module: str, argv: list[str] | None = None) -> int:
     verb = OLD_ADDRESSES[module]
     if verb is None:  # `python -m kvlesson.course build ...`: the first word is the verb
         if not argv or argv[0] not in VERBS:
-            print(f"python -m {module}: give a verb: {', '.join(('build', 'generate', 'for'))} "
+            print(f"python -m {module}: give a verb: {', '.join(('build', 'generate', 'for', 'site'))} "
                   "(it is now `kvlesson VERB`)", file=sys.stderr)
             return 2
         verb, argv = argv[0], argv[1:]

@@ -36,7 +36,9 @@ if [ "$(id -u)" = 0 ]; then
   bash hub/setup.sh > /tmp/kvlesson-hub-setup.log 2>&1 &
   hub=$!
 fi
-python -m pip install -q --disable-pip-version-check -e ".[course,test]"
+# The site extra (Sphinx, myst-nb, the book theme): tests/system/test_site.py builds the
+# course's website; without it that test fails, it does not skip.
+python -m pip install -q --disable-pip-version-check -e ".[course,test,site]"
 # jsonschema's optional IRI check (rfc3987-syntax, which jupyter-events pulls in through
 # jsonschema[format-nongpl]) builds some 35 Earley parsers when it is imported: 1.4 s in
 # every process that imports nbformat (each nbgrader command, server and papermill run),

@@ -34,7 +34,8 @@ SLOWEST_FIRST = [
     "test_course_for.py",  # 110: the course executed for another card
     "test_grade_every_assignment.py",  # 90: every assignment graded in the box
     "test_hub.py",  # 80: a JupyterHub with a class of real accounts
-    "test_browser.py",  # 80: JupyterLab and Chromium, every explorer moved
+    "test_site.py",  # 131 (2026-12, load average 6): the website built (28) and axe on 19 pages
+    "test_browser.py",  # 80: JupyterLab and Chromium, every explorer moved (252 at load 6-8)
     "test_journey.py",  # 79: a student's first hour in the browser
     "test_nbgrader_flow.py",  # 71: a term of 01_floor_plan
     "test_notebooks.py",  # 69: releases regenerated and run

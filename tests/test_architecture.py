@@ -39,7 +39,7 @@ GRADING = {
     "marking": {"checks", "course"},
     "build": {"checks", "course"},
     "exchange": {"course"},
-    "site": {"course"},
+    "site": {"course", "build"},
     "report": {"course", "marking"},
     "grade": {"course", "box", "marking", "report"},
     "student_lab": set(),

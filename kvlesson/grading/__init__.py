@@ -14,6 +14,7 @@ keeps them):
   writes, no processes.
 * `build/` (checks, course): `kvlesson build` and `for`: execute, search probes, stamp.
 * `exchange.py` (course): nbgrader's exchange made safe between accounts.
+* `site/` (course, build): `kvlesson site`, the course as an offline static website.
 * `report/` (course, marking): what the class got wrong, read from the course.
 * `grade/` (course, box, marking, report): `kvlesson grade`: workers, a deadline, one writer.
 * `student_lab.py`: the student's JupyterLab; imports nothing of the wing.

@@ -3,35 +3,44 @@
 Each figure is a small class that builds its artists once and has an
 `update(...)` method: a notebook draws it once, an explorer's slider updates
 the same figure in place. `update` never moves the axes; the artists it
-changes are listed in `moving`, the only ones an explorer draws again.
-Colours are the Okabe-Ito palette, readable with any colour vision, and
-every part also carries a label or a hatch.
+changes are listed in `moving`, the only ones an explorer draws again. It also
+writes `alt`, the figure's numbers in words, from the same numbers it draws.
+Colours are the Okabe-Ito palette, readable with any colour vision, and every
+part also carries a label or a hatch (the rules are in `figures`).
 
 Figures are made with `matplotlib.figure.Figure`, not pyplot, so nothing is
-shown twice and no global state is left behind.
+shown twice and no global state is left behind. The functions a notebook calls
+return a `figures.Drawn`: the picture with its alt text.
 """
 
 from __future__ import annotations
 
-import textwrap
 from typing import Sequence
 
-import pandas as pd
 from matplotlib.figure import Figure
 
 from kvlesson.lesson import quote
+from kvlesson.lesson.figures import (BLUE, EDGE, GREEN, GREY, LABEL_BOX, MIN_TEXT_PT, ORANGE,
+                                     PURPLE, SKY, VERMILION, WARNING, WIDTH_IN, YELLOW, Drawn,
+                                     series)
 from kvlesson.lesson.sentences import chat_name
-from kvlesson.lesson.stacked_bar import StackedBar
+from kvlesson.lesson.stacked_bar import StackedBar, card_segments
+from kvlesson.lesson.sweep_charts import SweepChart, knee_by_pool, sweep_chart
 from kvlesson.memory.floor import TYPICAL_CHAT, MemoryParts, Room
 from kvlesson.serving.server import Step
 
-# Okabe & Ito, "Color Universal Design" (2008): a palette for all colour visions.
-BLUE, ORANGE, GREEN, SKY, VERMILION, PURPLE, YELLOW = (
-    "#0072B2", "#E69F00", "#009E73", "#56B4E9", "#D55E00", "#CC79A7", "#F0E442")
-GREY = "#999999"
-PARTS = (("weights", BLUE, ""), ("reserve", ORANGE, "//"), ("cache pool", GREEN, ""),
+__all__ = ["BLUE", "ORANGE", "GREEN", "SKY", "VERMILION", "PURPLE", "YELLOW", "GREY", "PARTS",
+           "GB", "MemoryBar", "memory_bar", "ChatsThatFit", "chats_that_fit", "SweepChart",
+           "sweep_chart", "knee_by_pool", "BlockGrid", "block_grid"]
+
+PARTS = (("weights", BLUE, ""), ("reserve", ORANGE, "//"), ("cache pool", GREEN, "--"),
          ("unused", GREY, ".."))
 GB = 1e9  # the lesson reads "80 GB" as billions of bytes
+
+
+def part_size(part: int, width: float) -> str:
+    """A part's size as the memory bar writes it: the weights to 2 decimals, the rest to 1."""
+    return quote.gb(width, 2 if part == 0 else 1)
 
 
 class MemoryBar:
@@ -45,17 +54,18 @@ class MemoryBar:
 
     def __init__(self, parts: MemoryParts):
         self.card = parts.gpu_bytes
-        self.figure = Figure(figsize=(8, 2.4), layout="constrained")
+        self.figure = Figure(figsize=(WIDTH_IN, 2.4), layout="constrained")
         self.ax = self.figure.add_subplot()
         self.bar = StackedBar.on(self.ax, PARTS, VERMILION)
-        self.line_label = self.ax.text(0, 0.5, "", ha="left", va="bottom", fontsize=9,
-                                       bbox=dict(facecolor="white", edgecolor="none", pad=1))
+        self.line_label = self.ax.text(0, 0.5, "", ha="left", va="bottom", fontsize=MIN_TEXT_PT,
+                                       bbox=LABEL_BOX)
         self.ax.set_yticks([])
         self.ax.set_ylim(-0.5, 0.8)
         self.ax.set_xlim(0, self.card / GB)  # the whole card, whatever the share
         self.ax.set_xlabel("GPU memory (GB, billions of bytes)")
         self.bar.legend(self.figure)
         self.moving = [*self.bar.artists, self.line_label, self.ax.title]
+        self.alt = ""
         self.update(parts)
 
     def update(self, parts: MemoryParts) -> None:
@@ -63,9 +73,9 @@ class MemoryBar:
         if parts.gpu_bytes != self.card:
             raise ValueError(f"parts must be of the {quote.gb(self.card)} card this bar was drawn "
                              f"for, got {quote.gb(parts.gpu_bytes)}")
-        self.bar.show(parts.segments(), parts.allowed_bytes, parts.weights_bytes + parts.reserve_bytes,
-                      parts.gpu_bytes, GB, lambda part, width: quote.gb(width, 2 if part == 0 else 1),
-                      least=0.06)
+        segments = card_segments(parts)
+        self.bar.show(segments, parts.allowed_bytes, parts.weights_bytes + parts.reserve_bytes,
+                      parts.gpu_bytes, GB, part_size, least=0.06)
         # the label sits right of the line, or left of it near the card's end
         right = parts.allowed_bytes / parts.gpu_bytes < 0.75
         self.line_label.set_ha("left" if right else "right")
@@ -77,12 +87,33 @@ class MemoryBar:
             pool = ("weights and reserve pass the share line" if parts.pool_bytes < 0 else
                     "no block for the cache pool") + ", the server cannot start"
         self.ax.set_title(f"{parts.gpu.name}, {parts.model.name}: {pool}", fontsize=10,
-                          color="black" if parts.blocks else VERMILION)
+                          color="black" if parts.blocks else WARNING)
+        self.alt = memory_bar_alt(parts, [part_size(k, w) for k, (_, w) in enumerate(segments)])
 
 
-def memory_bar(parts: MemoryParts) -> Figure:
+def memory_bar_alt(parts: MemoryParts, sizes: list[str]) -> str:
+    """The memory bar in words: the card, the share, each part's size as the bar writes it."""
+    weights, reserve, pool, unused = sizes
+    start = (f"Bar chart of one {parts.gpu.name}'s memory, {quote.gb(parts.gpu_bytes)}, with "
+             f"{parts.model.name} at a {parts.share}% share: a dashed line at "
+             f"{quote.gb(parts.allowed_bytes)}, the part the server may use. ")
+    if parts.blocks:
+        return start + (f"Weights {weights}, reserve {reserve}, cache pool {pool} "
+                        f"({quote.count(parts.blocks)} blocks), unused {unused}.")
+    if parts.pool_bytes < 0:
+        over = parts.weights_bytes + parts.reserve_bytes - parts.allowed_bytes
+        return start + (f"Weights {weights} and reserve {reserve} pass the line by "
+                        f"{quote.gb(over, 2)}, crossed out as over the budget: no cache pool, "
+                        f"the server cannot start. Unused {unused}, from the line to the "
+                        f"card's end.")
+    return start + (f"Weights {weights}, reserve {reserve}, and a cache pool of {pool} that "
+                    f"holds no whole block: the server cannot start. Unused {unused}.")
+
+
+def memory_bar(parts: MemoryParts) -> Drawn:
     """Figure 1 at one share."""
-    return MemoryBar(parts).figure
+    bar = MemoryBar(parts)
+    return Drawn(bar.figure, bar.alt)
 
 
 class ChatsThatFit:
@@ -101,16 +132,17 @@ class ChatsThatFit:
         colours = [GREEN] + [ORANGE] * len(reserved_rooms)
         hatches = [""] + ["//"] * len(reserved_rooms)
         self.bars = self.ax.bar(range(self.count), [0] * self.count, color=colours, hatch=hatches,
-                                edgecolor="white")
+                                edgecolor=EDGE, linewidth=0.8)
         self.values = [self.ax.text(i, 0, "", ha="center", va="bottom") for i in range(self.count)]
         self.stopped = self.ax.text(0.5, 0.6, "", transform=self.ax.transAxes, ha="center",
-                                    va="center", fontsize=11, color=VERMILION,
+                                    va="center", fontsize=10, color=WARNING,
                                     bbox=dict(facecolor="white", edgecolor=VERMILION))
         self.ax.set_ylabel("chats at once")
         if top is None:
             top = max(_chats(r) for r in [blocks_room, *reserved_rooms])
         self.ax.set_ylim(0, max(top, 1) * 1.18)
         self.moving = [*self.bars, *self.values, self.stopped, self.ax.title, self.ax.xaxis]
+        self.alt = ""
         self.update(blocks_room, reserved_rooms)
 
     def update(self, blocks_room: Room, reserved_rooms: Sequence[Room]) -> None:
@@ -129,8 +161,16 @@ class ChatsThatFit:
             f"{quote.count(blocks_room.parts.blocks)}. No chats at all.")
         typical = min(TYPICAL_CHAT, blocks_room.longest)
         pool = max(blocks_room.parts.pool_bytes, 0)
-        self.ax.set_title(f"Chats of {typical:,} tokens in a {quote.gb(pool)} pool "
-                          f"({blocks_room.parts.share}% share)", fontsize=10)
+        title = f"Chats of {typical:,} tokens in a {quote.gb(pool)} pool"
+        self.ax.set_title(f"{title} ({blocks_room.parts.share}% share)", fontsize=10)
+        bars = [f"{name.replace(chr(10), ' ')}: "
+                + (f"{quote.count(r.typical)} chats" if r.starts else "will not start")
+                for name, r in zip(names, rooms)]
+        self.alt = (f"Bar chart of the chats of {typical:,} tokens that fit at once in a "
+                    f"{quote.gb(pool)} pool at a {blocks_room.parts.share}% share, the longest "
+                    f"chat {blocks_room.longest:,} tokens: {series(bars)}.")
+        if not blocks_room.starts:
+            self.alt += " " + self.stopped.get_text().replace("\n", " ")
 
 
 def _chats(r: Room) -> int:
@@ -138,109 +178,15 @@ def _chats(r: Room) -> int:
     return r.typical if r.starts else 0
 
 
-def chats_that_fit(blocks_room: Room, reserved_rooms: Sequence[Room]) -> Figure:
-    """Figure 2: one green bar for blocks, one orange bar per reserved ceiling."""
-    return ChatsThatFit(blocks_room, reserved_rooms).figure
-
-
-class SweepChart:
-    """Figure 3: tokens/s and the wait between words against the cap, the knee marked.
-
-    The axes are set once: the caps of the first sweep, and `tops` (the most
-    tokens/s and the longest wait in ms to show; by default the first
-    sweep's). An explorer passes the most over its slider's range, so moving
-    a slider moves the lines, never the axes.
-    """
-
-    def __init__(self, sweep: pd.DataFrame, knee: int | None, cap: int | None = None,
-                 title: str = "", tops: tuple[float, float] | None = None):
-        self.figure = Figure(figsize=(9, 3.4), layout="constrained")
-        self.rate_ax, self.wait_ax = self.figure.subplots(1, 2)
-        self.rate_line, = self.rate_ax.plot([], [], "o-", color=BLUE)
-        self.wait_line, = self.wait_ax.plot([], [], "s-", color=VERMILION)
-        self.knees = [ax.axvline(1, color=GREY, linewidth=2) for ax in (self.rate_ax, self.wait_ax)]
-        self.marks = [ax.plot([], [], "o", markersize=13, markerfacecolor="none",
-                              markeredgecolor="black", markeredgewidth=2)[0]
-                      for ax in (self.rate_ax, self.wait_ax)]
-        caps = list(sweep["cap"])
-        if tops is None:
-            tops = (sweep["tokens_per_s"].max(), sweep["wait_ms"].max())
-        self.tops = tops
-        for ax, label, top in ((self.rate_ax, "tokens/s, all chats together", tops[0]),
-                               (self.wait_ax, "wait between words (ms)", tops[1])):
-            ax.set_xscale("log", base=2)
-            ax.set_xlim(caps[0] / 1.5, caps[-1] * 1.5)
-            ax.set_xticks(caps, [str(c) for c in caps])
-            ax.set_ylim(0, top * 1.1)
-            ax.set_xlabel("most chats at once (cap)")
-            ax.set_ylabel(label)
-            ax.grid(alpha=0.3)
-        self.title = self.figure.suptitle(" ", fontsize=10)
-        self.message = self.figure.text(0.5, 0.55, "", ha="center", va="center", fontsize=10,
-                                        color=VERMILION, bbox=dict(facecolor="white",
-                                                                   edgecolor=VERMILION))
-        self.moving = [self.rate_line, self.wait_line, *self.knees, *self.marks, self.title,
-                       self.message]
-        self.update(sweep, knee, cap, title)
-
-    def update(self, sweep: pd.DataFrame, knee: int | None, cap: int | None = None,
-               title: str = "") -> None:
-        """Redraw for another sweep (same caps) or another cap."""
-        caps = list(sweep["cap"])
-        self.rate_line.set_data(caps, sweep["tokens_per_s"])
-        self.wait_line.set_data(caps, sweep["wait_ms"])
-        for line in self.knees:
-            line.set_xdata([knee or caps[0]] * 2)
-            line.set_visible(knee is not None)
-        row = sweep[sweep["cap"] == cap]
-        for mark, column in zip(self.marks, ("tokens_per_s", "wait_ms")):
-            mark.set_data(list(row["cap"]), list(row[column]))
-        knee_text = f"grey line: cap {knee}, the last before a doubling adds under 10%" if knee else ""
-        self.title.set_text(f"{title}{'. ' if title and knee_text else ''}{knee_text}")
-        self.message.set_visible(False)
-
-    def blank(self, message: str) -> None:
-        """No lines, and `message` across the chart: the server does not start at this setting."""
-        for line in (self.rate_line, self.wait_line, *self.marks):
-            line.set_data([], [])
-        for line in self.knees:
-            line.set_visible(False)
-        self.title.set_text("No sweep: the server does not start at this share")
-        self.message.set_text(textwrap.fill(message, 80))
-        self.message.set_visible(True)
-
-
-def sweep_chart(sweep: pd.DataFrame, knee: int | None, cap: int | None = None,
-                title: str = "") -> Figure:
-    """Figure 3: the cap sweep in two panels."""
-    return SweepChart(sweep, knee, cap, title).figure
-
-
-def knee_by_pool(sweeps: dict[int, pd.DataFrame], caps: Sequence[int] = (32, 64, 128)) -> Figure:
-    """Figure 4: tokens/s at a few caps for several shares; the best cap moves with the pool.
-
-    `sweeps` maps a share (percent) to its cap sweep.
-    """
-    figure = Figure(figsize=(7, 3.4), layout="constrained")
-    ax = figure.add_subplot()
-    colours, hatches = (SKY, BLUE, PURPLE), ("", "//", "..")
-    width = 0.8 / len(caps)
-    for k, cap in enumerate(caps):
-        heights = [float(s.loc[s["cap"] == cap, "tokens_per_s"].iloc[0]) for s in sweeps.values()]
-        bars = ax.bar([i + (k - (len(caps) - 1) / 2) * width for i in range(len(sweeps))], heights,
-                      width, color=colours[k % 3], hatch=hatches[k % 3], edgecolor="white",
-                      label=f"cap {cap}")
-        ax.bar_label(bars, [quote.count(h) for h in heights], fontsize=8)
-    ax.set_xticks(range(len(sweeps)), [f"{share}% share" for share in sweeps])
-    ax.set_ylabel("tokens/s, all chats together")
-    ax.set_ylim(0, ax.get_ylim()[1] * 1.25)
-    ax.legend(loc="upper center", ncol=len(caps), frameon=False)
-    ax.set_title("The best cap depends on the pool", fontsize=10)
-    return figure
+def chats_that_fit(blocks_room: Room, reserved_rooms: Sequence[Room]) -> Drawn:
+    """Figure 2: one green bar for blocks, one orange hatched bar per reserved ceiling."""
+    chart = ChatsThatFit(blocks_room, reserved_rooms)
+    return Drawn(chart.figure, chart.alt)
 
 
 class BlockGrid:
-    """The hand case at one step: each block of the pool, coloured by the chat that holds it."""
+    """The hand case at one step: each block of the pool, coloured by the chat that holds it
+    and named on it."""
 
     OWNERS = (BLUE, ORANGE, GREEN, PURPLE, SKY, VERMILION)
 
@@ -248,15 +194,16 @@ class BlockGrid:
         self.steps, self.pool = steps, pool
         self.figure = Figure(figsize=(6, 1.9), layout="constrained")
         self.ax = self.figure.add_subplot()
-        self.cells = [self.ax.bar(b, 0.8, width=0.9, color="white", edgecolor="black")[0]
+        self.cells = [self.ax.bar(b, 0.8, width=0.9, color="white", edgecolor=EDGE)[0]
                       for b in range(pool)]
-        self.names = [self.ax.text(b, 0.4, "", ha="center", va="center", fontsize=11)
-                      for b in range(pool)]
+        self.names = [self.ax.text(b, 0.4, "", ha="center", va="center", fontsize=11,
+                                   bbox=LABEL_BOX) for b in range(pool)]
         self.ax.set_xlim(-0.6, pool - 0.4)
         self.ax.set_ylim(0, 1)
         self.ax.set_yticks([])
         self.ax.set_xticks(range(pool), [f"block {b + 1}" for b in range(pool)])
         self.moving = [*self.cells, *self.names, self.ax.title]
+        self.alt = ""
         self.update(index)
 
     def update(self, index: int) -> None:
@@ -269,3 +216,13 @@ class BlockGrid:
             name.set_text("free" if chat is None else chat_name(chat))
         self.ax.set_title(f"Step {step.step}: {len(owners)} of {self.pool} blocks held, "
                           f"{step.free} free", fontsize=10)
+        blocks = [f"block {b + 1} {name.get_text()}" for b, name in enumerate(self.names)]
+        self.alt = (f"The pool's {self.pool} blocks at step {step.step}: {series(blocks)}; "
+                    f"{len(owners)} held, {step.free} free.")
+
+
+def block_grid(steps: Sequence[Step], pool: int, index: int = 0) -> Drawn:
+    """The hand case's pool at one step."""
+    grid = BlockGrid(steps, pool, index)
+    return Drawn(grid.figure, grid.alt)
+

@@ -5,8 +5,10 @@ test can call it without a browser) and a small class that wires sliders to
 it and updates one figure in place. The figure's axes are fixed over each
 slider's whole range, so a student compares shapes on one scale, and only
 the artists that move are drawn again (see `blitting`); a setting seen before is
-shown again from what it showed (see `Explorer`). Needs the course extra
-(ipywidgets).
+shown again from what it showed (see `Explorer`). The picture is an HTML `<img>`
+whose alt text follows the sliders (the chart writes it with what it draws), and
+each slider is a native range input named by its label (see `slider`). Needs the
+course extra (ipywidgets, anywidget).
 """
 
 from __future__ import annotations
@@ -21,17 +23,11 @@ import ipywidgets as w
 
 from kvlesson.lesson import charts
 from kvlesson.lesson.blitting import Chart, Redraw
+from kvlesson.lesson.figures import COLUMN_PX, img_html
 from kvlesson.lesson.lookahead import Lookahead, next_settings
-from kvlesson.lesson.sentences import (
-    CeilingView,
-    FloorView,
-    PauseView,
-    SweepView,
-    ceiling_view,
-    floor_view,
-    pause_view,
-    sweep_view,
-)
+from kvlesson.lesson.sentences import (CeilingView, FloorView, PauseView, SweepView, ceiling_view,
+                                       floor_view, pause_view, sweep_view)
+from kvlesson.lesson.slider import Slider
 from kvlesson.memory.floor import RESERVE_BYTES, ServerWontStart
 from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.serving.chats import Chat, as_chats, lesson_chats
@@ -40,15 +36,17 @@ from kvlesson.serving.sweep import CAPS
 from kvlesson.serving.trace import trace
 
 CEILING_CHOICES = (2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000)
-SLIDER_WIDTH = "800px"  # as wide as the memory bar (8 inches at 100 dpi): 5 px a percent of share
-LABEL_WIDTH = "180px"  # room for the longest description, "longest chat (tokens)"
+SLIDER_WIDTH = f"{COLUMN_PX}px"  # as wide as the charts
 KEPT = 128  # settings whose caption and picture an explorer keeps (~50 KB of PNG each)
+STILL_NOTE = ("A still of this explorer at {setting}. Its sliders need Python running: open "
+              "the notebook in JupyterLab (see the README) and run this cell.")
 
 
-def slider(kind: type[w.Widget], description: str, **options) -> w.Widget:
-    """A slider of `kind` as wide as the charts, its description in full on its left."""
-    return kind(description=description, layout=w.Layout(width=SLIDER_WIDTH, max_width="100%"),
-                style={"description_width": LABEL_WIDTH}, **options)
+def slider(description: str, options, value) -> Slider:
+    """A slider over `options` (values, or (label, value) pairs) as wide as the charts, its
+    description in full on its left."""
+    return Slider(description, options, value,
+                  layout=w.Layout(width=SLIDER_WIDTH, max_width="100%"))
 
 
 def html_caption(caption: str) -> str:
@@ -56,18 +54,20 @@ def html_caption(caption: str) -> str:
     return "<p>" + re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(caption)) + "</p>"
 
 
-def share_slider(share: int) -> w.IntSlider:
+def share_slider(share: int) -> Slider:
     """The memory share (vLLM's gpu_memory_utilization) in whole percents."""
-    return slider(w.IntSlider, "memory share (%)", value=share, min=1, max=100)
+    return slider("memory share (%)", range(1, 101), share)
 
 
 @dataclass(frozen=True)
 class Shown:
-    """What one setting showed: its view, its caption (HTML) and its picture (PNG)."""
+    """What one setting showed: its view, its caption (HTML), its picture (PNG) and the
+    picture's alt text."""
 
     view: Any
     caption: str
     png: bytes
+    alt: str
 
 
 class Explorer:
@@ -87,10 +87,10 @@ class Explorer:
         self.drawing = Redraw(chart.figure, chart.moving)
         self.shown: OrderedDict[tuple, Shown] = OrderedDict()
         self.lookahead = Lookahead(self.compute)
-        # shown at its own size (a box would stretch it to its width, and blur it)
-        self.image = w.Image(format="png", layout=w.Layout(align_self="flex-start",
-                                                           max_width="100%"))
+        # an <img> with its alt text, shown at its own size (a box would stretch it, and blur it)
+        self.image = w.HTML(layout=w.Layout(align_self="flex-start", max_width="100%"))
         self.caption = w.HTML()
+        self.now: Shown | None = None
         self.box = w.VBox([*sliders, self.caption, self.image])
         for slider in sliders:
             slider.observe(self._changed, names="value")
@@ -115,15 +115,31 @@ class Explorer:
         if kept is None:
             view = self.lookahead.view(setting)
             caption = html_caption(self.show(view))
-            kept = Shown(view, caption, self.drawing.png())
+            kept = Shown(view, caption, self.drawing.png(), self.chart.alt)
             self.shown[setting] = kept
             while len(self.shown) > KEPT:
                 self.shown.popitem(last=False)
         else:
             self.show(kept.view)  # the figure's artists follow what is shown
             self.shown.move_to_end(setting)
-        self.caption.value, self.image.value = kept.caption, kept.png
+        self.now = kept
+        self.caption.value, self.image.value = kept.caption, img_html(kept.png, kept.alt)
         return kept.view
+
+    @property
+    def png(self) -> bytes:
+        """The picture shown now, as PNG bytes."""
+        return self.now.png
+
+    @property
+    def alt(self) -> str:
+        """The alt text of the picture shown now."""
+        return self.now.alt
+
+    def setting_words(self) -> str:
+        """The controls as a student reads them: 'memory share (%) 90, cap 64'."""
+        return ", ".join(f"{control.description} {words(control)}" for control in self.controls
+                         if control.description)
 
     def _changed(self, change) -> None:
         self.refresh()
@@ -131,11 +147,25 @@ class Explorer:
                              if s not in self.shown)
 
     def _repr_mimebundle_(self, **kwargs):
-        # The widget view for a live kernel; a short plain text for a stored
-        # notebook (no widget state is saved, so no random model id either).
+        # The widget view for a live kernel. A stored notebook (and the course's website)
+        # keeps no widget state, so no random model id: it shows a still of the first
+        # setting, its caption and its picture with its alt text, and how to make it live.
         bundle = self.box._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = f"{type(self).__name__}: run this cell to get its sliders."
+        note = STILL_NOTE.format(setting=self.setting_words())
+        bundle["text/html"] = (f'<div class="kvlesson-still"><p><em>{html.escape(note)}</em></p>'
+                               f"{self.caption.value}{self.image.value}</div>")
+        bundle["text/plain"] = f"{type(self).__name__}. {note} The picture: {self.alt}"
         return bundle
+
+
+def words(control: w.Widget) -> str:
+    """A control's value as it shows it: a slider's label, a dropdown's choice, a text's
+    length."""
+    if isinstance(control, Slider):
+        return control.labels[control.index]
+    if isinstance(control, w.Textarea):
+        return f"({len(control.value):,} characters)" if control.value else "(empty)"
+    return str(control.value)
 
 
 class FloorExplorer(Explorer):
@@ -167,8 +197,7 @@ class CeilingExplorer(Explorer):
         self.settings = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
         self.share = share_slider(share)
         choices = sorted(set(CEILING_CHOICES) | {longest})
-        self.longest = slider(w.SelectionSlider, "longest chat (tokens)", value=longest,
-                              options=[(f"{n:,}", n) for n in choices])
+        self.longest = slider("longest chat (tokens)", [(f"{n:,}", n) for n in choices], longest)
         view = ceiling_view(share, longest, **self.settings)
         # the most chats: the largest share, the shortest ceiling (so the axis never moves)
         top = ceiling_view(self.share.max, choices[0], **self.settings).blocks.typical
@@ -197,8 +226,7 @@ class SweepExplorer(Explorer):
                  model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES):
         self.chats = lesson_chats() if chats is None else as_chats(chats)
         self.settings = dict(longest=longest, gpu=gpu, model=model, reserve_bytes=reserve_bytes)
-        self.cap = slider(w.SelectionSlider, "cap (most chats at once)", options=list(CAPS),
-                          value=cap)
+        self.cap = slider("cap (most chats at once)", list(CAPS), cap)
         self.share = share_slider(share)
         self.view = sweep_view(self.chats, share, **self.settings)
         if self.view.sweep is None:
@@ -240,7 +268,7 @@ class PauseExplorer(Explorer):
     def __init__(self, chats: Iterable[Chat] = ((30, 10), (30, 10)), blocks: int = 4,
                  cap: int = 10, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B):
         self.steps = trace(chats, cap, blocks=blocks, longest=None, gpu=gpu, model=model)
-        self.step = slider(w.IntSlider, "step", value=1, min=1, max=len(self.steps))
+        self.step = slider("step", range(1, len(self.steps) + 1), 1)
         super().__init__([self.step], charts.BlockGrid(self.steps, blocks))
         self.refresh()
 

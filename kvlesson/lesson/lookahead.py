@@ -51,15 +51,10 @@ class Lookahead:
 
 
 def next_values(control: w.Widget) -> list:
-    """The values one step either way from where a slider stands (none for other controls)."""
-    if isinstance(control, w.SelectionSlider):
-        values = [option[1] if isinstance(option, tuple) else option for option in control.options]
-        at = control.index
-        return [values[i] for i in (at - 1, at + 1) if 0 <= i < len(values)]
-    if isinstance(control, w.IntSlider):
-        return [v for v in (control.value - control.step, control.value + control.step)
-                if control.min <= v <= control.max]
-    return []
+    """The values one step either way from where a slider stands (none for other controls:
+    a dropdown or a text box has no next value)."""
+    step = getattr(control, "next_values", None)
+    return step() if callable(step) else []
 
 
 def next_settings(controls: list[w.Widget], moved: w.Widget) -> list[tuple]:

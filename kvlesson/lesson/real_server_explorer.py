@@ -21,18 +21,18 @@ import ipywidgets as w
 from matplotlib.figure import Figure
 
 from kvlesson.lesson import quote
-from kvlesson.lesson.charts import BLUE, GREEN, GREY, ORANGE, VERMILION
 from kvlesson.lesson.explorers import Explorer, share_slider, slider
+from kvlesson.lesson.figures import BLUE, GREEN, GREY, ORANGE, VERMILION, WARNING, WIDTH_IN
 from kvlesson.lesson.real_server_numbers import TWO_H100, Launch
-from kvlesson.lesson.stacked_bar import StackedBar
-from kvlesson.memory.specs import GPU, GPUS, MODELS, Model
+from kvlesson.lesson.stacked_bar import StackedBar, card_segments
+from kvlesson.memory.specs import GPUS, MODELS, GPU, Model
 from kvlesson.memory.startup import PROFILED_BYTES, VLLM_SHARE, Startup, startup
 from kvlesson.memory.units import gib
 
 PASTED = "pasted config.json"  # the model choice that reads the text box
 TP_CHOICES = (1, 2, 4, 8)  # GPUs one model is split over: the sizes of one server's NVLink group
 LONGEST_CHOICES = (4_096, 8_192, 32_768, 131_072, 262_144)  # common max_model_len values
-PLAN = (("weights / tp", BLUE, ""), ("profiled", ORANGE, "//"), ("KV pool", GREEN, ""),
+PLAN = (("weights / tp", BLUE, ""), ("profiled", ORANGE, "//"), ("KV pool", GREEN, "--"),
         ("unused", GREY, ".."))
 
 
@@ -91,7 +91,7 @@ class PlanBar:
     """One GPU's memory as one bar, in percent of the card, so every card shares the axis."""
 
     def __init__(self):
-        self.figure = Figure(figsize=(8, 2.2), layout="constrained")
+        self.figure = Figure(figsize=(WIDTH_IN, 2.4), layout="constrained")
         self.ax = self.figure.add_subplot()
         self.bar = StackedBar.on(self.ax, PLAN, VERMILION)
         self.ax.set_yticks([])
@@ -99,23 +99,34 @@ class PlanBar:
         self.ax.set_xlim(0, 100)
         self.ax.set_xlabel("one GPU's memory (% of the card); the dashed line is the share")
         self.bar.legend(self.figure)
-        self.ax.set_title(" " * 90, fontsize=10)  # room for the longest title
+        self.ax.set_title(" " * 80, fontsize=10)  # room for the longest title
         self.moving = [*self.bar.artists, self.ax.title]
+        self.alt = ""
 
     def update(self, launch: Startup | None) -> None:
         """Draw one GPU of `launch`, or an empty bar when nothing could be sized."""
         if launch is None:
             self.bar.clear()
-            self.ax.set_title("nothing to draw: see the message above", color=VERMILION, fontsize=10)
+            self.ax.set_title("nothing to draw: see the message above", color=WARNING, fontsize=10)
+            self.alt = "An empty bar: nothing could be sized (the message above says why)."
             return
         p = launch.parts
-        self.bar.show(p.segments(), p.allowed_bytes, p.weights_bytes + p.reserve_bytes,
+        segments = card_segments(p)
+        self.bar.show(segments, p.allowed_bytes, p.weights_bytes + p.reserve_bytes,
                       p.gpu_bytes, p.gpu_bytes / 100, lambda part, width: quote.gb(width),
                       least=0.08)
         verdict = (f"{quote.count(launch.tokens)} tokens, {launch.concurrency:.2f} at full length"
                    if launch.starts else "does not start")
         self.ax.set_title(f"{p.gpu.name}, TP={p.tp}, {p.model.name}: {verdict}",
-                          color="black" if launch.starts else VERMILION, fontsize=10)
+                          color="black" if launch.starts else WARNING, fontsize=10)
+        sizes = ", ".join(f"{name} {quote.gb(width)}" for (name, _, _), (_, width)
+                          in zip(PLAN, segments))
+        self.alt = (f"Bar chart of one GPU's memory in percent of the card ({p.gpu.name}, "
+                    f"{quote.gb(p.gpu_bytes)}), {p.model.name} split over {p.tp}, a dashed line "
+                    f"at the {p.share}% share ({quote.gb(p.allowed_bytes)}): {sizes}. "
+                    + (f"The pool holds {quote.count(launch.tokens)} tokens, "
+                       f"{launch.concurrency:.2f} requests of full length."
+                       if launch.starts else "The server does not start."))
 
 
 class RealServerExplorer(Explorer):
@@ -127,16 +138,17 @@ class RealServerExplorer(Explorer):
         self.reserve_bytes = reserve_bytes
         self.gpu = w.Dropdown(description="card", options=list(GPUS), value=gpu.upper())
         self.model = w.Dropdown(description="model", options=[*MODELS, PASTED], value=model.upper())
-        self.config = w.Textarea(placeholder="paste a config.json here, then pick "
+        self.config = w.Textarea(description="config.json",
+                                 placeholder="paste a config.json here, then pick "
                                              f"'{PASTED}' as the model",
                                  layout=w.Layout(width="640px", height="80px"))
-        self.tp = slider(w.SelectionSlider, "GPUs (tensor parallel)", options=list(TP_CHOICES), value=tp)
+        self.tp = slider("GPUs (tensor parallel)", list(TP_CHOICES), tp)
         self.weights = w.Dropdown(description="weights", options=["bf16", "fp16", "fp8"], value="bf16")
         self.cache = w.Dropdown(description="KV cache", options=["auto", "fp8"], value="auto")
         self.share = share_slider(share)
         choices = sorted(set(LONGEST_CHOICES) | {longest})
-        self.longest = slider(w.SelectionSlider, "max_model_len (tokens)",
-                              options=[(f"{n:,}", n) for n in choices], value=longest)
+        self.longest = slider("max_model_len (tokens)", [(f"{n:,}", n) for n in choices],
+                              longest)
         self.preset = w.Button(description=preset_name(TWO_H100), layout=w.Layout(width="auto"),
                                tooltip="set every control to section 5's launch")
         self.preset.on_click(lambda _: self.launch(TWO_H100))

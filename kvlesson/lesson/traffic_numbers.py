@@ -18,6 +18,7 @@ import pandas as pd
 
 from kvlesson.lesson import quote
 from kvlesson.lesson.quote import Figure
+from kvlesson.lesson.tables import captioned
 from kvlesson.memory.floor import BLOCK_TOKENS, blocks_for
 from kvlesson.memory.specs import GPU, H100_80GB
 from kvlesson.memory.vllm_defaults import VLLM_RELEASE, WHOLE_PROMPT_SINCE, v1_defaults
@@ -102,7 +103,9 @@ def proxy_table(runs: list[ProxyRun]) -> pd.DataFrame:
                      "p95 TTFT (s)": round(report.ttft.p95, 1), "503s": r.proxy_refusals,
                      "pauses": r.pauses, "tokens rebuilt": r.rebuilt_tokens,
                      "most waiting": report.most_waiting, "tokens/s": round(r.tokens_per_s)})
-    return pd.DataFrame(rows)
+    return captioned(pd.DataFrame(rows), f"The same day served {len(runs)} ways, one row a run: "
+                     "the rule vLLM admits on, the proxy's cap, TTFT, the proxy's 503s, pauses, "
+                     "tokens rebuilt, the most requests waiting inside and tokens/s")
 
 
 def _run(runs: list[ProxyRun], rule: str, cap: int | None) -> ServeResult:

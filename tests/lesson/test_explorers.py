@@ -3,6 +3,7 @@ student's move runs, and the caption and the figure must follow it."""
 
 from __future__ import annotations
 
+import html
 import io
 import threading
 
@@ -85,9 +86,15 @@ def test_the_pause_explorer_replays_the_hand_case():
 
 @pytest.mark.parametrize("make", [explorers.FloorExplorer, explorers.CeilingExplorer,
                                   explorers.SweepExplorer, explorers.PauseExplorer])
-def test_a_stored_explorer_is_a_hint_without_a_widget_id(make):
-    bundle = make()._repr_mimebundle_()
-    assert bundle["text/plain"] == f"{make.__name__}: run this cell to get its sliders."
+def test_a_stored_explorer_is_a_still_with_its_alt_text_and_no_widget_id(make):
+    explorer = make()
+    bundle = explorer._repr_mimebundle_()
+    assert bundle["text/plain"].startswith(f"{make.__name__}. A still of this explorer at ")
+    assert "run this cell" in bundle["text/plain"] and explorer.alt in bundle["text/plain"]
+    assert explorer.setting_words() in bundle["text/plain"]
+    still = bundle["text/html"]
+    assert f'<img alt="{html.escape(explorer.alt)}" src="data:image/png;base64,' in still
+    assert explorer.caption.value in still and "model_id" not in still
     assert "model_id" in bundle["application/vnd.jupyter.widget-view+json"]
 
 
@@ -173,7 +180,7 @@ def test_every_text_stays_inside_the_image_and_the_image_is_the_whole_figure(mak
         getattr(explorer, name).value = value
         assert text_outside_the_image(explorer.chart.figure) == [], f"after {name} = {value}"
         # what is blitted (background once, moving artists over it) is what a full draw shows
-        blitted, whole = pixels(explorer.image.value), full_draw(explorer)
+        blitted, whole = pixels(explorer.png), full_draw(explorer)
         assert blitted.shape == whole.shape
         # (a moving artist is drawn over the static ones, so a few edge pixels may differ)
         differ = (np.abs(blitted - whole).max(axis=2) > 40).mean()
@@ -188,7 +195,7 @@ def test_the_floor_plan_legend_names_all_four_parts_and_the_crossed_out_box_insi
     box = legend.get_window_extent(explorer.chart.figure.canvas.get_renderer())
     assert explorer.chart.figure.bbox.contains(box.x0, box.y0)
     assert explorer.chart.figure.bbox.contains(box.x1, box.y1)
-    assert Image.open(io.BytesIO(explorer.image.value)).size == (800, 240)
+    assert Image.open(io.BytesIO(explorer.png)).size == (688, 240)
 
 
 def test_the_floor_explorer_shows_and_says_the_server_cannot_start_below_the_first_block():
@@ -202,8 +209,11 @@ def test_the_floor_explorer_shows_and_says_the_server_cannot_start_below_the_fir
     # the part of the weights and the reserve past the share line is crossed out ...
     assert explorer.chart.bar.over.get_x() == pytest.approx(16.0)
     assert explorer.chart.bar.over.get_x() + explorer.chart.bar.over.get_width() == pytest.approx(needed)
-    # ... and no part of the bar lies on top of another
-    assert unused.get_x() == pytest.approx(needed) and pool.get_width() == 0
+    # ... and the unused part is the lesson's, the card less the share: from the share line
+    # (under the weights and the reserve past it) to the card's end, and so labelled
+    assert unused.get_x() == pytest.approx(16.0) and unused.get_width() == pytest.approx(64.0)
+    assert explorer.chart.bar.labels[3].get_text() == "64.0 GB" and pool.get_width() == 0
+    assert "Unused 64.0 GB" in explorer.alt
     explorer.share.value = 90
     assert explorer.chart.bar.over.get_width() == 0
     assert "cannot start" not in explorer.chart.ax.get_title()
@@ -268,8 +278,7 @@ def test_sliders_are_as_wide_as_the_charts_with_their_names_in_full():
     for make in MOVES:
         explorer = make()
         for slider in explorer.box.children[:-2]:
-            assert slider.layout.width == explorers.SLIDER_WIDTH == "800px"
-            assert slider.style.description_width == explorers.LABEL_WIDTH
+            assert slider.layout.width == explorers.SLIDER_WIDTH == "688px"
             descriptions[slider.description] = slider
     assert set(descriptions) == {"memory share (%)", "longest chat (tokens)",
                                  "cap (most chats at once)", "step"}
@@ -331,7 +340,7 @@ def test_a_setting_seen_before_is_shown_again_without_computing(make, control, v
         assert (explorer.caption.value, explorer.image.value) == (fresh.caption.value,
                                                                   fresh.image.value)
         # the figure's artists follow what is shown: drawn now, they give the same picture
-        assert explorer.drawing.png() == fresh.image.value
+        assert explorer.drawing.png() == fresh.png
     assert computed == []
 
 

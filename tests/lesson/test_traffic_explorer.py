@@ -51,11 +51,11 @@ def test_gap_and_queue_figures():
                      blocks=500)
     gaps = traffic_charts.token_gaps(steps, 0)
     assert len(gaps) == 29 and max(gaps) > 5 * min(gaps)  # the step that read 2,000 tokens
-    figure = traffic_charts.gap_chart({"no budget": steps}, 0)
+    figure = traffic_charts.gap_chart({"no budget": steps}, 0).figure
     assert len(figure.axes[0].lines) == 1
     run = kv.serve([kv.Request(100, 30, 0.0), kv.Request(100, 30, 0.5)], 1, longest=None,
                    blocks=500)
-    figure = traffic_charts.queue_chart({"one": run})
+    figure = traffic_charts.queue_chart({"one": run}).figure
     assert len(figure.axes[0].lines) == 1
 
 
@@ -63,7 +63,7 @@ def test_the_queue_chart_shows_the_clients_a_proxy_turned_away():
     chats = [kv.Request(100, 300, 0.0)] * 5
     runs = {"proxy 2": kv.serve(chats, 8, blocks=100, longest=None, admission=2),
             "no proxy": kv.serve(chats, 8, blocks=100, longest=None)}
-    inside, outside = traffic_charts.queue_chart(runs).axes
+    inside, outside = traffic_charts.queue_chart(runs).figure.axes
     assert len(inside.lines) == len(outside.lines) == 2
     assert outside.get_ylabel() == "retrying outside"
     proxied, open_door = (line.get_ydata() for line in outside.lines)

@@ -12,6 +12,11 @@ moves the explorer's main slider with the keyboard, as a student would:
   and the explorer's image must change;
 * no cell may show an error or a traceback, and no widget may fail to display.
 
+* axe-core (WCAG 2.0 and 2.1, A and AA) finds no violation in what the course renders
+  (outputs: figures, tables, explorers; Markdown cells) once the notebook has run and the
+  explorer is drawn; what it finds in JupyterLab's own interface is printed apart, not failed;
+* every control of the explorer is reached with Tab, in order.
+
 A screenshot of each explorer after the move goes to artifacts/ at the
 repository root (gitignored). Needs /usr/bin/chromium (`apt-get install -y
 chromium`); without it the tests fail, they do not skip. Every server and
@@ -21,6 +26,7 @@ Takes about a minute.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -31,6 +37,7 @@ import kvlesson as kv
 from kvlesson.lesson import explorers, sentences
 from kvlesson.lesson.real_server_explorer import real_view
 from kvlesson.lesson.traffic_explorer import DAY, RATES, traffic_view
+from support import axe
 from support.browser import (
     ARTIFACTS,
     open_notebook,
@@ -69,6 +76,9 @@ class Explorer:
                                        model).caption(cap)
         elif self.assignment == "05_real_server":
             caption = real_view(gpu, model, 1, "bf16", "auto", share - PRESSES, longest).caption
+        elif self.assignment == "07_wrap_up":  # the floor plan on another card
+            caption = sentences.floor_view(share - PRESSES, kv.gpu("H100_80GB"),
+                                           kv.model("QWEN25_7B")).caption
         elif self.assignment == "06_traffic":  # arrivals 1 -> 5 chats/s, as the notebook calls it
             faster = RATES[RATES.index(1.0) + PRESSES]
             caption = traffic_view(kv.lesson_chats(n=DAY), faster, 512, min(cap, 128),
@@ -87,7 +97,10 @@ EXPLORERS = [
     Explorer("04_preemption", "step", "ArrowRight"),
     Explorer("05_real_server", "share (%)", "ArrowLeft"),
     Explorer("06_traffic", "arrivals", "ArrowRight"),
+    Explorer("07_wrap_up", "share (%)", "ArrowLeft"),
 ]
+COURSE_NODES = ".jp-OutputArea-output, .jp-MarkdownOutput"  # what the course renders
+CONTROLS = ("input, select, textarea, button")  # what a student operates in an explorer
 
 
 @pytest.fixture(scope="module")
@@ -100,24 +113,41 @@ def lab(tmp_path_factory) -> Iterator[str]:
 
 def explorer_box(panel: Locator, slider: str) -> Locator:
     """The explorer's widget box: the output VBox holding a slider described `slider`."""
-    label = panel.page.locator(".widget-slider .widget-label", has_text=slider)
+    label = panel.page.locator(".kvlesson-slider label", has_text=slider)
     boxes = panel.locator(".jp-OutputArea-output .widget-vbox").filter(has=label)
-    assert boxes.count() == 1, f"expected one explorer with a {slider!r} slider, found {boxes.count()}"
+    assert boxes.count() == 1, (f"expected one explorer with a {slider!r} slider, "
+                                f"found {boxes.count()}")
     return boxes.first
 
 
 def slider_handle(box: Locator, slider: str) -> Locator:
-    """The noUiSlider handle of the slider described `slider`."""
-    row = box.locator(".widget-slider").filter(
-        has=box.page.locator(".widget-label", has_text=slider))
-    return row.locator(".noUi-handle").first
+    """The range input of the slider described `slider`, found by its label as a screen
+    reader names it."""
+    return box.get_by_role("slider", name=slider).first
 
 
 def caption_and_image(box: Locator) -> tuple[str, str]:
-    """The caption's text and the image's src (a new blob URL at every redraw)."""
-    caption = box.locator(".widget-html").last.inner_text().strip()
+    """The caption's text and the image's src (a new PNG as data at every redraw); the
+    image is the last HTML widget, the caption the one before it."""
+    caption = box.locator(".widget-html").nth(-2).inner_text().strip()
     src = box.locator("img").last.get_attribute("src") or ""
     return caption, src
+
+
+def tab_order(box: Locator) -> list[str]:
+    """Tab from the explorer's first control to its last: the accessible name (label) or
+    text of each control focused on the way, while focus stays inside the box."""
+    first = box.locator(CONTROLS).first
+    first.focus()
+    names = []
+    for _ in range(box.locator(CONTROLS).count()):
+        names.append(box.page.evaluate("""(box) => {
+            const el = document.activeElement;
+            if (!box.contains(el)) return null;
+            return (el.labels && el.labels[0] ? el.labels[0].textContent : el.textContent).trim();
+        }""", box.element_handle()))
+        box.page.keyboard.press("Tab")
+    return names
 
 
 def move(box: Locator, explorer: Explorer) -> None:
@@ -126,6 +156,19 @@ def move(box: Locator, explorer: Explorer) -> None:
     handle.focus()
     for _ in range(PRESSES):
         handle.press(explorer.key)
+
+
+def course_violations(page, assignment: str) -> list:
+    """axe's WCAG A/AA violations on what the course renders (outputs, Markdown), from one
+    run on the whole page; those on the rest of the page, JupyterLab's own interface, are
+    printed apart (rule, impact, how many nodes), not returned."""
+    start = time.monotonic()
+    course, lab = axe.split(page, COURSE_NODES)
+    print(f"\n{assignment}: axe ({time.monotonic() - start:.1f} s), the course's nodes: "
+          f"{len(course)} rules broken; JupyterLab's "
+          f"own: {len(lab)} rules, {sum(len(v.nodes) for v in lab)} nodes: "
+          + ", ".join(f"{v.rule} ({v.impact}, {len(v.nodes)})" for v in lab))
+    return course
 
 
 # --- the tests -------------------------------------------------------------------------
@@ -143,6 +186,8 @@ def test_start_here_runs(lab, page):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "00_start_here.png"))
     assert not problems, "\n".join(problems)
+    course = course_violations(page, "00_start_here")
+    assert course == [], "\n".join(str(v) for v in course)
 
 
 @pytest.mark.parametrize("explorer", EXPLORERS, ids=lambda e: e.assignment)
@@ -162,14 +207,14 @@ def test_explorer_follows_its_slider(lab, page, explorer):
     assert caption != expected, "the caption already reads as after the move: nothing to test"
 
     move(box, explorer)
-    caption_locator = box.locator(".widget-html").last
+    caption_locator = box.locator(".widget-html").nth(-2)
     try:
         caption_locator.filter(has_text=expected).wait_for(timeout=UPDATE_TIMEOUT)
     except Exception:
         pytest.fail(f"after {PRESSES} x {explorer.key} on {explorer.slider!r} the caption reads\n"
                     f"{caption_locator.inner_text()}\ninstead of\n{expected}")
-    page.wait_for_function("([img, old]) => img.getAttribute('src') !== old",
-                           arg=[box.locator("img").last.element_handle(), src],
+    page.wait_for_function("([box, old]) => [...box.querySelectorAll('img')].pop().src !== old",
+                           arg=[box.element_handle(), src],
                            timeout=UPDATE_TIMEOUT)
     new_caption, new_src = caption_and_image(box)
     assert new_caption == expected
@@ -179,3 +224,11 @@ def test_explorer_follows_its_slider(lab, page, explorer):
     box.screenshot(path=str(ARTIFACTS / f"{explorer.assignment}-explorer.png"))
     problems = problems_on_page(panel)
     assert not problems, "after the move:\n" + "\n".join(problems)
+
+    # every control is reached with Tab, each named, none skipped
+    order = tab_order(box)
+    assert None not in order and all(order), f"Tab order through the explorer: {order}"
+    assert any(explorer.slider in name for name in order)
+    # what the course renders has no WCAG A/AA violation; JupyterLab's own is listed apart
+    course = course_violations(page, explorer.assignment)
+    assert course == [], "\n".join(str(v) for v in course)

@@ -147,12 +147,15 @@ def carry_table(carries: list[Carry], names: bool) -> str:
 
 
 def page(title: str, body: str, names: bool) -> str:
-    """A whole page around `body`."""
+    """A whole page around `body`: everything it says inside one `<main>` landmark, so a
+    screen reader's "go to main content" lands on the title and nothing is outside a
+    landmark."""
     who = ("Students are named: keep this page to yourself." if names else
            "No student is named: this page can be shown to the class.")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body>"
-            f"<h1>{escape(title)}</h1><p class=\"note\">{who}</p>\n{body}\n</body></html>\n")
+            f"<title>{escape(title)}</title><style>{STYLE}</style></head><body><main>"
+            f"<h1>{escape(title)}</h1><p class=\"note\">{who}</p>\n{body}\n"
+            "</main></body></html>\n")
 
 
 def assignment_page(report: AssignmentReport, names: bool) -> str:
