@@ -16,6 +16,7 @@ every planned input.
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import math
 from dataclasses import replace
@@ -54,11 +55,17 @@ def neighbours(value: float) -> list[float]:
     return [value * 2, value / 2, value * 1.1, value * 0.9]
 
 
+@functools.lru_cache(maxsize=100_000)
+def _compiled(text: str):
+    """A probe's text compiled once: a plan's inputs are tried for every known mistake."""
+    return compile(text, "<probe>", "eval")
+
+
 def _answer(namespace: dict, text: str) -> str | None:
     """The normal form of the probe `text` (a probe maker's call), None if it raises or is
     not the kind of answer asked for."""
     try:
-        probe = eval(text, namespace)
+        probe = eval(_compiled(text), namespace)
         return normal(probe, probe.get())
     except Exception:
         return None

@@ -41,20 +41,25 @@ def salt_for(*parts: object) -> str:
     return hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()[:16]
 
 
-def make_stamp(entry: dict, wrong: list[dict], index: int, where: str) -> str:
+def make_stamp(entry: dict, wrong: list[dict], index: int, where: str,
+               named: set[str] | None = None) -> str:
     """The stamp of one verify call: the setting; per probe a salt and the hash of the right
     answer; and the hints: each known mistake's words with the hashes of what it gives on
     every probe. A hint is kept only when the mistake gives an answer on every probe and no
     mistake with other words gives the same answers (`unique_hints`), its words sealed with
     those answers (`kvlesson.grading.checks.messages.seal`), and never in a call
     with a yes or no, where any wrong answer is every mistake's (the numbers beside a yes or
-    no are checked in their own words: `hints={"else": ...}`)."""
+    no are checked in their own words: `hints={"else": ...}`). With `named` (the words the
+    key names mistakes in), a hint the key cannot name is left out: the self-check, the
+    feedback and the report name the same mistakes."""
     salts = [salt_for(where, index, number, probe["label"], json.dumps(entry["setting"]))
              for number, probe in enumerate(entry["probes"])]
     hints = []
     if all(probe["kind"] != "yes_no" for probe in entry["probes"]):
         right = tuple(probe["normal"] for probe in entry["probes"])
         for words, values in unique_hints(entry, wrong, index, right):
+            if named is not None and words not in named:
+                continue
             hints.append({"said": seal(words, salts[0], list(values)),
                           "named": words_digest(words),
                           "hashes": [selfcheck.digest(salt, value)
@@ -143,8 +148,13 @@ def _stamp_test_cell(kernel: Kernel, nb, index: int, answer, stamp_file: Path,
     entries = [row for row in rows if row["role"] in ("verify", "record")]
     wrong = sorted((row for row in rows if row["role"] == "mistake"),
                    key=lambda row: rank(row["mistake"]))
-    stamps = [make_stamp(entry, wrong, number, where) for number, entry in enumerate(entries)
-              if entry["role"] == "verify"]
+    hidden = [entry for entry in entries if entry["role"] == "record"]
+    if len(hidden) != 1:
+        raise ValueError(f"{where}: {len(hidden)} record calls; a test cell has exactly one")
+    summary.key = _known(entries, wrong, hidden[0])
+    named = {known["words"] for known in summary.key}
+    stamps = [make_stamp(entry, wrong, number, where, named)
+              for number, entry in enumerate(entries) if entry["role"] == "verify"]
     keys = [stamp_key(where, n) for n in range(len(stamps))]
     answers.update(zip(keys, stamps))
     summary.hinted = sorted({words for number, entry in enumerate(entries)
@@ -207,14 +217,12 @@ def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str,
                         raise ValueError(f"record({hidden['grade_id']!r}) in cell {grade_id}")
                     _same_rule(entries, hidden, grade_id)
                     key["setting"] = hidden["setting"]
-                    known = _known(entries, wrong, hidden)
                     reread = {k: w for e in entries if e["role"] == "verify"
                               for k, w in e["hints"].items() if k in (ELSE, YES_NO)}
-                    key["exercises"][grade_id] = key_entry(hidden, meta(cell)["points"], known,
-                                                           reread)
-                    summary.key = known
+                    key["exercises"][grade_id] = key_entry(hidden, meta(cell)["points"],
+                                                           summary.key, reread)
                     print(summary.text(entries, wrong))
-                    summary.check(entries)
+                    summary.check(entries, strict=search)
                 if answers:
                     put_stamps(nb, answers)
         finally:

@@ -78,3 +78,19 @@ def test_the_summary_says_what_was_added_and_what_was_dropped():
     assert "hint: round up" in text
     assert "dropped (its code does not run): a float for an int" in text
     assert "1 probes held against the authority, 0 disagree" in text
+
+
+def test_a_course_for_other_hardware_leaves_such_a_hint_out_instead():
+    """`kvlesson for` adds no probe (it keeps the course's own): a hint the key cannot name
+    there is left out of the stamp, so the self-check still names only what the key names."""
+    import json
+
+    from kvlesson.grading.build import stamping
+    summary = Summary("02_ceiling/ex2_3_tests", hinted=["round up, not down"], key=[])
+    summary.check(ENTRIES, strict=False)
+    assert "(left out: the key cannot name it)" in summary.text(ENTRIES, [])
+    entry = {"setting": {}, "hints": {}, "probes": [{"label": "f(1)", "kind": "count",
+                                                     "normal": "int:5"}]}
+    wrong = [{"mistake": "ceil", "hint": "round up, not down", "values": [["int:4"]]}]
+    assert json.loads(stamping.make_stamp(entry, wrong, 0, "here"))["hints"]
+    assert not json.loads(stamping.make_stamp(entry, wrong, 0, "here", named=set()))["hints"]
