@@ -142,8 +142,8 @@ CLASS = [
                     "02_ceiling": {"q3_answer": q3(reserve=False)}},
             {"q1_pool_tests": ("term", RESERVE), "ex1_1_tests": ("term", RESERVE),
              "q3_pool_tests": ("term", RESERVE), "q3_blocks_tests": ("term", RESERVE),
-             # a wrong yes or no is every mistake's answer: it names none
-             "q3_starts_tests": (NONE, "")}),
+             # the yes or no is graded with the blocks that decide it, whose mistake it names
+             "q3_starts_tests": ("term", RESERVE)}),
     Student("eve", {"01_floor_plan": {"ex1_1_answer": GLOBAL_POOL,
                                       "q1_answer": q1(unused_in="2**30")},
                     "02_ceiling": {"ex2_1_answer": FLOOR_BLOCKS, "ex2_2_answer": GLOBAL_LOWEST}},

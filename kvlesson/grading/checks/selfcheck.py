@@ -182,7 +182,8 @@ def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = 
                 continue
             seen = messages.unit_seen(probe, value, lambda p, v: _is_right(expect, p, v))
             raise NotYet(messages.wrong_message(
-                probe, value, _hint(made.get("hints", []), checked, texts), words, names, seen,
+                probe, value, _hint(made.get("hints", []), checked, texts,
+                                    [p.kind for p in probes]), words, names, seen,
                 float_for_count=whole is not None or float_for_count(probe, value)))
     if wrong_yes_no:
         raise NotYet(messages.yes_no_message(wrong_yes_no, probes, words))
@@ -209,14 +210,18 @@ def _quiet_normal(probe: Probe, value: object, error: Exception | None) -> str |
         return None
 
 
-def _hint(hints: list[dict], checked: list[dict], texts: list[str | None]) -> str | None:
-    """The words of the one known mistake whose answers, on every probe, are the student's;
-    None when none is, or when mistakes with other words are too (a coincidence of values
-    is not a diagnosis)."""
-    found = {messages.unseal(hint["said"], checked[0]["salt"], texts) for hint in hints
-             if all(text is not None and wanted is not None
-                    and digest(expect["salt"], text) == wanted
-                    for text, wanted, expect in zip(texts, hint["hashes"], checked))}
+def _hint(hints: list[dict], checked: list[dict], texts: list[str | None],
+          kinds: list[str]) -> str | None:
+    """The words of the one known mistake whose answers, on every probe but the yes-or-no
+    ones (`kinds`), are the student's; None when none is, or when mistakes with other words
+    are too (a coincidence of values is not a diagnosis)."""
+    found = {messages.unseal(hint["said"], checked[0]["salt"],
+                             [t for t, w in zip(texts, hint["hashes"]) if w is not None])
+             for hint in hints
+             if all(wanted is None and kind == "yes_no" or (
+                 text is not None and wanted is not None
+                 and digest(expect["salt"], text) == wanted)
+                 for text, wanted, expect, kind in zip(texts, hint["hashes"], checked, kinds))}
     return found.pop() if len(found) == 1 else None
 
 

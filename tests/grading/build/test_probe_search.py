@@ -142,7 +142,7 @@ def hint_of(wrong_rows: list[dict], answer: list[str]) -> str | None:
     entry = {"setting": {}, "hints": {}, "probes": [
         {"label": f"f({n})", "kind": "count", "normal": "int:5"} for n in range(len(answer))]}
     made = json.loads(stamping.make_stamp(entry, wrong_rows, 0, "here"))
-    return selfcheck._hint(made["hints"], made["probes"], answer)
+    return selfcheck._hint(made["hints"], made["probes"], answer, ["count"] * len(answer))
 
 
 def test_a_hint_names_a_mistake_only_when_no_other_gives_that_answer():

@@ -63,12 +63,13 @@ _BLOCKS = "    blocks = max(0, int(pool // (16 * per_token)))\n"
 _CHOICES = {"assistant": "dict(share=90, longest=32_000, cap=4, budget=1_024, admission=None)",
             "office": "dict(share=95, longest=16_000, cap=64, budget=1_024, admission=None)",
             "app": "dict(share=90, longest=8_000, cap=64, budget=256, admission=None)"}
-_Q7 = ("q7_freeze_ms = kv.latency(kv.serve(bob_day, CAP, budget=384, **card)).itl.worst * 1000\n"
+_Q7 = ("q7_freeze_ms = kv.latency(kv.serve(bob_day, CAP, budget=Q7_BUDGET, **card))"
+       ".itl.worst * 1000\n"
        "long_day = traffic_numbers.reasoning_agents()\nrig = traffic_numbers.rig()\n"
        "q7_pauses_budget = kv.serve_fast(long_day, traffic_numbers.SERVER_CAP, "
-       "**{**rig, 'budget': 512}).pauses\n"
+       "**{**rig, 'budget': Q7_RIG_BUDGET}).pauses\n"
        "q7_pauses_pool = kv.serve_fast(long_day, traffic_numbers.SERVER_CAP, "
-       "**{**rig, 'blocks': 6_000}).pauses\n")
+       "**{**rig, 'blocks': Q7_BLOCKS}).pauses\n")
 
 
 def _choices(user: str, choice: str) -> str:
@@ -386,7 +387,7 @@ HAND = {
         ("the worst gap in seconds", _Q7.replace(".itl.worst * 1000", ".itl.worst")
          + "q7_freeze = True\nq7_pauses = False\nq7_memory = True",
          "looks like it is in seconds; the question asks for ms"),
-        ("the rig as it was", _Q7.replace("'budget': 512", "'budget': 2_048")
+        ("the rig as it was", _Q7.replace("'budget': Q7_RIG_BUDGET", "'budget': 2_048")
          + "q7_freeze = True\nq7_pauses = False\nq7_memory = True", "Re-read the question"),
         ("every fix helps", f"{_Q7}q7_freeze = True\nq7_pauses = True\nq7_memory = False",
          "2 of the 3"),

@@ -111,6 +111,18 @@ def test_a_single_judge_says_the_cells_own_words():
     assert text == "Not yet: `app_choice` does not meet the app's targets."
 
 
+def test_a_hint_still_fits_beside_a_yes_or_no():
+    """A known mistake of the number beside a yes or no is named (the key names it too, the
+    number is graded with the verdict); the yes or no's place in it holds no hash."""
+    from kvlesson.grading.checks.messages import seal
+    made = stamp("int:5883", "bool:False", hints=[
+        {"said": seal("a term is missing", "s0", ["int:6837"]),
+         "hashes": [selfcheck.digest("s0", "int:6837"), None]}])
+    probes = [selfcheck.count("blocks_q3", lambda: 6837, "blocks"),
+              selfcheck.yes_no("starts_q3", lambda: True)]
+    assert "is not right: a term is missing" in said(probes, made)
+
+
 def test_the_message_comes_before_the_students_own_lines():
     """Walk item 30: no traceback above the message; the untouched stub raises no traceback
     at all, another error shows the student's lines under the message."""
