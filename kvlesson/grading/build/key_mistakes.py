@@ -4,14 +4,22 @@ named in.
 The build runs every known mistake of an answer cell (`kvlesson.grading.build.mutants`) on
 the hidden test's own inputs; the key keeps, for each exercise, the answers a mistake gives
 there with the words of its self-check hint, when those answers name one mistake only and
-its words describe them. The marking (`kvlesson.grading.marking.diagnosis`) then names the
-mistake a student's wrong answer matches.
+its words describe them. Where a mistake raises on an input, the key keeps "raises" there
+(the student's own error message need not be the mutation's), and its answers elsewhere.
+The marking (`kvlesson.grading.marking.diagnosis`) then names the mistake a student's wrong
+answer matches.
 """
 
 from __future__ import annotations
 
 WHOLE_NUMBERS = ("count", "count_or_none")  # the probe kinds that ask for an int
 FLOAT_MISTAKES = ("float", "true_div")  # the mistakes whose hints say the answer is a float
+RAISES = "raises"  # a key's answer where a mistake raises, whatever its error's words
+
+
+def as_keyed(answer: str) -> str:
+    """An answer as the key compares it: an error of any kind and words is "raises"."""
+    return RAISES if answer.startswith("error:") else answer
 
 
 def key_mistakes(wrong: list[dict], index: int, right: list[dict],
@@ -32,9 +40,10 @@ def key_mistakes(wrong: list[dict], index: int, right: list[dict],
                 _described(row["mistake"], probe, answer)
                 for probe, answer in zip(right, answers)):
             continue
-        found.setdefault(tuple(answers), []).append(
+        keyed = [as_keyed(answer) for answer in answers]
+        found.setdefault(tuple(keyed), []).append(
             {"mistake": row["mistake"], "words": hints.get(row["mistake"], row["hint"]),
-             "answers": answers, "same": row.get("same", "")})
+             "answers": keyed, "same": row.get("same", "")})
     return [{k: same[0][k] for k in ("mistake", "words", "answers")}
             for same in found.values() if one_mistake(same)]
 

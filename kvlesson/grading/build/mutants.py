@@ -17,7 +17,7 @@ import copy
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
-from kvlesson.grading.course.known_mistakes import MISTAKES
+from kvlesson.grading.course.known_mistakes import MISTAKES, declared_code
 
 GB, GIB = 1e9, 2**30  # bytes in a GB (the data sheet's reading) and in a GiB
 
@@ -115,8 +115,9 @@ def _swaps(node: ast.AST) -> Iterator[Swap]:
         yield "gib", MISTAKES["gib"], ast.BinOp(ast.Constant(2), ast.Pow(), ast.Constant(30))
     if isinstance(node, ast.Constant) and type(node.value) is int and not _is_two_to_30(node):
         for step in (1, -1):
-            yield "constant", f"one of the numbers in your code looks one away from the right " \
-                              f"one (is it `{node.value + step}`?).", ast.Constant(node.value + step)
+            words = (f"one of the numbers in your code looks one away from the right one (is it "
+                     f"`{node.value + step}`?).")
+            yield "constant", words, ast.Constant(node.value + step)
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         flipped = {ast.GtE: ast.Gt, ast.Gt: ast.GtE, ast.LtE: ast.Lt, ast.Lt: ast.LtE}
         if type(node.ops[0]) in flipped:
@@ -169,12 +170,16 @@ def _numbered(tree: ast.AST) -> list[ast.AST]:
     return nodes
 
 
-def _global_mutants(tree: ast.Module) -> Iterator[tuple[str, str, ast.Module]]:
+def _global_mutants(tree: ast.Module, like: dict[str, dict[int, list[str]]]
+                    ) -> Iterator[tuple[str, str, ast.Module]]:
     """Each function argument ignored: the body reads the notebook's global of the same
-    name (the parameter renamed away), or its upper-case parameter (share -> SHARE)."""
+    name (the parameter renamed away), its upper-case parameter (share -> SHARE), or a
+    notebook variable that holds the same kind of thing (`like`: per function and argument
+    position, such names: `model` for an argument `m`)."""
     for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
         for position, arg in enumerate(function.args.args):
-            for reads in (arg.arg, arg.arg.upper()):
+            same_kind = like.get(function.name, {}).get(position, [])
+            for reads in dict.fromkeys((arg.arg, arg.arg.upper(), *same_kind)):
                 mutated = copy.deepcopy(tree)
                 target = next(n for n in ast.walk(mutated)
                               if isinstance(n, ast.FunctionDef) and n.name == function.name)
@@ -217,20 +222,26 @@ def _argument_mutants(tree: ast.Module, examples: dict[str, list[str]]
                             function.args.defaults))
         for name in params:
             texts = list(dict.fromkeys(examples.get(name, [])))
-            values = [ast.parse(t, mode="eval").body for t in texts]
+            values = [(ast.parse(t, mode="eval").body, "one value the self-check passes it")
+                      for t in texts]
             if name in defaults:
-                values.append(defaults[name])
-            for value in values:
-                yield "hardcoded", f"{function.name} should use its argument `{name}`, not " \
-                                   f"`{ast.unparse(value)}` copied from an example.", \
-                    _renamed(tree, function.name, {name: value})
+                values.append((defaults[name], "its default"))
+            for value, where in values:
+                yield "hardcoded", (f"{function.name} should use its argument `{name}`, not "
+                                    f"`{ast.unparse(value)}`, {where}: it must work for any "
+                                    f"`{name}`."), _renamed(tree, function.name, {name: value})
 
 
 def mutants(source: str, keep: Callable[[str], bool] = lambda mistake: True,
-            examples: dict[str, list[str]] | None = None) -> list[Mutant]:
+            examples: dict[str, list[str]] | None = None,
+            like: dict[str, dict[int, list[str]]] | None = None,
+            declared: dict[str, tuple[str, str]] | None = None) -> list[Mutant]:
     """Every one-spot mistake of the answer cell `source` (code without solution
     markers), once each, for the mistakes `keep` accepts; `examples` gives, per parameter
-    of the answer's function, the values its self-check's calls pass it."""
+    of the answer's function, the values its self-check's calls pass it; `like`, per
+    function and argument position, the notebook's variables of the same kind; `declared`,
+    the exercise's own mistakes (`kvlesson.grading.checks.rules`: name to (wrong answer
+    cell, hint)), which come first."""
     tree = ast.parse(source)
     found: dict[str, Mutant] = {}
 
@@ -239,6 +250,8 @@ def mutants(source: str, keep: Callable[[str], bool] = lambda mistake: True,
         if keep(mistake) and text != ast.unparse(tree) and text not in found:
             found[text] = Mutant(mistake, hint, text)
 
+    for name, (wrong, hint) in (declared or {}).items():
+        add(declared_code(name), hint, ast.parse(wrong))
     for index, node in enumerate(_numbered(tree)):
         for mistake, hint, new in _swaps(node):
             add(mistake, hint, _Replace(index, new).visit(copy.deepcopy(tree)))
@@ -246,7 +259,7 @@ def mutants(source: str, keep: Callable[[str], bool] = lambda mistake: True,
         mutated = copy.deepcopy(tree)
         mutated.body[index] = statement
         add(mistake, hint, mutated)
-    for mistake, hint, mutated in _global_mutants(tree):
+    for mistake, hint, mutated in _global_mutants(tree, like or {}):
         add(mistake, hint, mutated)
     for mistake, hint, mutated in _argument_mutants(tree, examples or {}):
         add(mistake, hint, mutated)

@@ -7,18 +7,22 @@ doubled and halved, a block either side, and the exact places where the instruct
 answer changes (found by scanning and halving; for a yes-or-no answer, also from each
 neighbour, since such an answer flips only at a line), kept within the range of values the
 cell's probes span; and each name swapped for another the cell passes in that place (on
-the self-check's side only names the self-check shows). With a known mistake swapped in,
-it says what that mistake gives on every planned input.
+the self-check's side only names the self-check shows). An input outside the exercise's
+declared domain (`kvlesson.grading.checks.rules`) is never planned: a key is made only where
+the question is defined. With a known mistake swapped in, it says what that mistake gives on
+every planned input.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import math
 from dataclasses import replace
 
-from kvlesson.grading.build.probe_search import WrittenProbe, Probes
+from kvlesson.grading.build.probe_cells import Probes, WrittenProbe
+from kvlesson.grading.checks import rules
 from kvlesson.grading.checks.probes import normal
 
 BLOCK = 16  # tokens in a block: one block more or less is a step a mistake can miss
@@ -51,11 +55,17 @@ def neighbours(value: float) -> list[float]:
     return [value * 2, value / 2, value * 1.1, value * 0.9]
 
 
+@functools.lru_cache(maxsize=100_000)
+def _compiled(text: str):
+    """A probe's text compiled once: a plan's inputs are tried for every known mistake."""
+    return compile(text, "<probe>", "eval")
+
+
 def _answer(namespace: dict, text: str) -> str | None:
     """The normal form of the probe `text` (a probe maker's call), None if it raises or is
     not the kind of answer asked for."""
     try:
-        probe = eval(text, namespace)
+        probe = eval(_compiled(text), namespace)
         return normal(probe, probe.get())
     except Exception:
         return None
@@ -86,10 +96,29 @@ def _boundaries(namespace: dict, probe: WrittenProbe, position: int, value: int)
     return found
 
 
+def in_domain(namespace: dict, probe: WrittenProbe, args: tuple[str, ...]) -> bool:
+    """Whether the exercise's declared domain holds for `probe`'s function called on `args`
+    (True when no domain is declared); an input the domain cannot even read is outside it."""
+    domain = rules.CURRENT.domain
+    if domain is None:
+        return True
+    try:
+        return bool(domain(*(eval(text, namespace) for text in args)))
+    except Exception:
+        return False
+
+
+def outside(source: str, namespace: dict) -> list[str]:
+    """The probes the test cell `source` writes on inputs outside the declared domain."""
+    sides = {"verify": "self-check", "record": "hidden"}
+    return [f"{p.function}({', '.join(p.args)}) ({sides[p.side]})"
+            for p in Probes.of(source).found if not in_domain(namespace, p, p.args)]
+
+
 def plan(source: str, path: str, namespace: dict | None = None) -> None:
     """In the kernel, after the right answer ran: write to `path` the cell's inputs to try,
     per probe maker and side, with the instructor's answer on each (`namespace`: the
-    notebook's, IPython's by default)."""
+    notebook's, IPython's by default), inside the exercise's declared domain only."""
     namespace = namespace if namespace is not None else get_ipython().user_ns  # noqa: F821
     cell = Probes.of(source)
     tried: dict[str, dict] = {}
@@ -106,6 +135,8 @@ def plan(source: str, path: str, namespace: dict | None = None) -> None:
         for side, template, loop in sorted(makers):
             maker = WrittenProbe(side, probe.function, probe.args, template, loop)
             for args in options:
+                if not in_domain(namespace, probe, args):
+                    continue
                 text = maker.element(args)
                 hidden_name = any(_number(a) is None and a not in shown for a in args)
                 if (side, text) not in tried and not (side == "verify" and hidden_name):
@@ -143,6 +174,32 @@ def _options(namespace: dict, probe: WrittenProbe, same: list[WrittenProbe], arg
 
 def _with(args: tuple[str, ...], position: int, text: str) -> tuple[str, ...]:
     return args[:position] + (text,) + args[position + 1:]
+
+
+LIKE_EXCLUDED = (bool, int, float, complex, str, bytes, list, tuple, dict, set, type(None))
+
+
+def alike(source: str, names: list[str], out_path: str, namespace: dict | None = None) -> None:
+    """In the kernel: write to `out_path`, per function the test cell `source` probes and
+    per argument position, the notebook's variables among `names` (those the cells above
+    bind) that hold the same kind of thing as that argument (a `kv.Model` for `m`): what a
+    student may read instead of the argument. Plain numbers, text and containers are left
+    out: every notebook has many."""
+    namespace = namespace if namespace is not None else get_ipython().user_ns  # noqa: F821
+    found: dict[str, dict[int, list[str]]] = {}
+    for probe in Probes.of(source).found:
+        for position, text in enumerate(probe.args):
+            try:
+                kind = type(eval(text, namespace))
+            except Exception:
+                continue
+            if kind in LIKE_EXCLUDED:
+                continue
+            same = [n for n in names if n in namespace and type(namespace[n]) is kind]
+            known = found.setdefault(probe.function, {}).setdefault(position, [])
+            known += [n for n in same if n not in known]
+    with open(out_path, "w") as out:
+        json.dump({f: {str(k): v for k, v in by.items()} for f, by in found.items()}, out)
 
 
 def values(path: str, out_path: str, namespace: dict | None = None) -> None:

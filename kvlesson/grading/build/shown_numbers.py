@@ -1,24 +1,29 @@
-"""The numbers a notebook shows a reader: what a student could copy instead of working out.
+"""The numbers a notebook shows a reader around an exercise: what a student could copy.
 
-A self-check's answer must not be printed above its exercise. These functions read what a
-reader sees of a cell (its source and everything it printed or displayed) and pick out the
-numbers that could only be copied, not met by chance; the build's probe search
-(`kvlesson.grading.build.probe_search`) adds no visible probe whose answer is one of them, and
-tests/grading/build/test_shown_numbers.py holds every notebook to it.
+An answer must not be in view of its question. These functions read what a reader sees of a
+cell (its source and everything it printed or displayed) and pick out every number in it,
+whole or not: the cells above an exercise, and the cells of its own section below it (a page
+that shows the whole notebook shows them side by side). The build's probe search
+(`kvlesson.grading.build.probe_search`) adds no probe whose answer is one of them, and
+tests/grading/build/test_shown_numbers.py holds every probe of every notebook to it.
 """
 
 from __future__ import annotations
 
 import re
 
+from kvlesson.grading.build.stamp_places import LOADER
+from kvlesson.grading.course.notebooks import is_answer_cell, is_test_cell
+
 # a number as a notebook writes it: 131,072 or 0.45 or 12000 (not part of a name or a version)
 NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])-?\d+(?:\.\d+)?")
-SMALL = 100  # whole numbers up to this (2 requests, 16 tokens, 100 percent) are everywhere
+HEADING = re.compile(r"^(#{1,6}) ", re.M)
 
 
 def cell_text(cell) -> str:
-    """What a reader sees of a cell: its source and everything it printed or displayed."""
-    parts = [cell.source]
+    """What a reader sees of a cell: its source and everything it printed or displayed
+    (not the setup cell's line of salted hashes, whose digits are no one's number)."""
+    parts = [line for line in cell.source.splitlines() if not line.startswith(LOADER)]
     for output in cell.get("outputs", []):
         parts.append(output.get("text", ""))
         for mime in ("text/plain", "text/markdown", "text/html"):
@@ -27,10 +32,43 @@ def cell_text(cell) -> str:
 
 
 def numbers_in(text: str) -> set[float]:
-    """The numbers of a text that could only be copied, not met by chance: a fraction (0.45,
-    4.98) or a whole number above SMALL."""
-    values = {float(match.replace(",", "")) for match in NUMBER.findall(text)}
-    return {value for value in values if value != int(value) or abs(value) > SMALL}
+    """Every number of a text, whole or not (51 chats is as copyable as 53.9 GB)."""
+    return {float(match.replace(",", "")) for match in NUMBER.findall(text)}
+
+
+def _heading_level(cell) -> int | None:
+    """The level of the first heading a markdown cell opens (1 for "#"), if any."""
+    if cell.cell_type != "markdown":
+        return None
+    found = HEADING.search(cell.source)
+    return len(found.group(1)) if found else None
+
+
+def _seen(cell) -> bool:
+    """Whether a reader of the release sees this cell's numbers: not a test cell (a
+    self-check prints no answer), not an answer cell (released without the solution and
+    its output)."""
+    return not is_test_cell(cell) and not is_answer_cell(cell)
+
+
+def numbers_around(nb, index: int, above: bool = True, below: bool = True) -> set[float]:
+    """The numbers a reader sees around the exercise whose test cell is at `index`: every
+    cell above it, and the cells below it up to the next heading of its section's level or
+    higher (the same section)."""
+    found: set[float] = set()
+    level = 6
+    for cell in nb.cells[:index]:
+        level = _heading_level(cell) or level
+        if above and _seen(cell):
+            found |= numbers_in(cell_text(cell))
+    if below:
+        for cell in nb.cells[index + 1:]:
+            heading = _heading_level(cell)
+            if heading is not None and heading <= level:
+                break
+            if _seen(cell):
+                found |= numbers_in(cell_text(cell))
+    return found
 
 
 def copied_as(value: float, kind: str, places: int) -> str | None:

@@ -22,167 +22,216 @@ from pathlib import Path
 import nbformat
 
 from kvlesson.grading.build import mutants, probe_search
+from kvlesson.grading.build.kernel import Kernel, top_level_names
 from kvlesson.grading.build.key_mistakes import key_mistakes, one_mistake
-from kvlesson.grading.build.shown_numbers import cell_text, numbers_in
+from kvlesson.grading.build.shown_numbers import cell_text, numbers_around, numbers_in
 from kvlesson.grading.build.stamp_places import put_stamps, stamp_key, with_stamps
+from kvlesson.grading.build.summary import Summary
 from kvlesson.grading.checks import probes, selfcheck
+from kvlesson.grading.checks.messages import ELSE, YES_NO, seal, words_digest
 from kvlesson.grading.checks.records import records_of
-from kvlesson.grading.course.known_mistakes import MISTAKES
+from kvlesson.grading.course.known_mistakes import rank
 from kvlesson.grading.course.notebooks import answer_code, is_answer_cell, is_test_cell, meta
 
 TIMEOUT = 300  # seconds for one cell; the slowest cell of the course takes a few
+
+
 def salt_for(*parts: object) -> str:
     """A salt per probe, the same at every build of the same setting (stable diffs)."""
     return hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()[:16]
 
 
-def make_stamp(entry: dict, wrong: list[dict], index: int, where: str) -> str:
+def make_stamp(entry: dict, wrong: list[dict], index: int, where: str,
+               named: set[str] | None = None) -> str:
     """The stamp of one verify call: the setting; per probe a salt and the hash of the right
-    answer; and the hints: each known mistake's words with the hashes of what it gives on
-    every probe. A hint is kept only when no mistake with other words gives the same
-    answers (`unique_hints`), and never for yes-or-no probes, where any wrong answer is
-    every mistake's."""
+    answer; and the hints: each known mistake's words, sealed with its answers
+    (`kvlesson.grading.checks.messages.seal`), and the hashes of what it gives on every probe
+    but the yes-or-no ones (None there: a yes or no never names a mistake, any wrong one is
+    every mistake's; the numbers beside it do). A hint is kept only when the mistake gives an
+    answer on each such probe and no mistake with other words gives the same answers
+    (`unique_hints`); with `named` (the words the key names mistakes in), only a hint the key
+    can name too: the self-check, the feedback and the report name the same mistakes."""
     salts = [salt_for(where, index, number, probe["label"], json.dumps(entry["setting"]))
              for number, probe in enumerate(entry["probes"])]
+    counted = [probe["kind"] != "yes_no" for probe in entry["probes"]]
     hints = []
-    if all(probe["kind"] != "yes_no" for probe in entry["probes"]):
-        right = tuple(probe["normal"] for probe in entry["probes"])
-        for words, values in unique_hints(entry, wrong, index, right):
-            hints.append({"words": words, "hashes": [
-                None if value is None else selfcheck.digest(salt, value)
-                for salt, value in zip(salts, values)]})
+    if any(counted):
+        right = tuple(p["normal"] for p, c in zip(entry["probes"], counted) if c)
+        for words, values in unique_hints(entry, wrong, index, right, counted):
+            if named is not None and words not in named:
+                continue
+            given = iter(values)
+            hashes = [selfcheck.digest(salt, next(given)) if c else None
+                      for salt, c in zip(salts, counted)]
+            hints.append({"said": seal(words, salts[0], list(values)),
+                          "named": words_digest(words), "hashes": hashes})
     probes = [{"salt": salt, "hash": selfcheck.digest(salt, probe["normal"])}
               for salt, probe in zip(salts, entry["probes"])]
     return json.dumps({"setting": entry["setting"], "probes": probes, "hints": hints},
                       separators=(",", ":"))
 
 
-def unique_hints(entry: dict, wrong: list[dict], index: int,
-                 right: tuple) -> list[tuple[str, tuple]]:
-    """(words, what the mistake gives on each probe) for each known mistake of a verify call
-    that gives a wrong answer somewhere, once per set of answers, and only where the
-    mistakes giving those answers are one (`kvlesson.grading.build.key_mistakes.one_mistake`; the
-    cell's `hints=` words first)."""
+def unique_hints(entry: dict, wrong: list[dict], index: int, right: tuple,
+                 counted: list[bool] | None = None) -> list[tuple[str, tuple]]:
+    """(words, what the mistake gives on each probe `counted` keeps: by default all) for each
+    known mistake of a verify call that gives an answer on each of them (one that raises
+    shows its error instead) and a wrong one somewhere, once per set of answers, and only
+    where the mistakes giving those answers are one
+    (`kvlesson.grading.build.key_mistakes.one_mistake`; the cell's `hints=` words first)."""
     found: dict[tuple, list[dict]] = {}
     for mistake in wrong:
-        values = tuple(mistake["values"][index])
-        if values != right and any(v is not None for v in values):
+        given = mistake["values"][index]
+        values = tuple(v for v, c in zip(given, counted or [True] * len(given)) if c)
+        if values != right and all(v is not None for v in values):
             words = entry["hints"].get(mistake["mistake"], mistake["hint"])
             found.setdefault(values, []).append({**mistake, "words": words})
     return [(same[0]["words"], values) for values, same in found.items()
             if one_mistake(same)]
 
 
-def key_entry(entry: dict, points: float, known: list[dict] = ()) -> dict:
+def key_entry(entry: dict, points: float, known: list[dict] = (),
+              reread: dict[str, str] | None = None) -> dict:
     """What the grader needs of one hidden test: points, forbidden calls, expected values,
-    and what the `known` mistakes give (`kvlesson.grading.build.key_mistakes.key_mistakes`)."""
-    return {"points": points, "forbidden": entry["forbidden"],
-            "probes": [{k: probe[k] for k in ("label", "kind", "unit", "places", "scale",
-                                               "normal", "expected")}
-                       for probe in entry["probes"]],
-            "mistakes": list(known)}
+    what the `known` mistakes give (`kvlesson.grading.build.key_mistakes.key_mistakes`),
+    and the self-check's own words on what to re-read (`reread`: its hints' "else" and
+    "yes_no"), which the feedback says of a wrong answer no known mistake gives."""
+    found = {"points": points, "forbidden": entry["forbidden"],
+             "probes": [{k: probe[k] for k in ("label", "kind", "unit", "places", "scale",
+                                                "normal", "expected")}
+                        for probe in entry["probes"]],
+             "mistakes": list(known)}
+    if reread:
+        found["reread"] = dict(reread)
+    return found
 
 
-class _Kernel:
-    """A notebook's kernel, with a way to run code that leaves no trace in the notebook."""
-
-    def __init__(self, client):
-        self.client = client
-
-    def run(self, cell, index: int) -> None:
-        self.client.execute_cell(cell, index)
-
-    def quietly(self, code: str) -> bool:
-        """Run `code` without storing it; False if it raised."""
-        from nbclient.exceptions import CellExecutionError
-        cell, first = nbformat.v4.new_code_cell(code), self.client.nb.cells[0]
-        try:
-            self.client.execute_cell(cell, 0, store_history=False)
-        except CellExecutionError:
-            return False
-        finally:
-            self.client.nb.cells[0] = first  # nbclient stores the cell it ran at the index
-        return True
-
-    def must(self, code: str) -> None:
-        """Run `code` without storing it; the build's own code must not fail (a silent
-        failure here once left every self-check without its hints)."""
-        if not self.quietly(code):
-            raise RuntimeError(f"the build's code failed in the notebook's kernel:\n{code}")
-
-
-def _stamp_test_cell(kernel: _Kernel, nb, index: int, answer, stamp_file: Path,
-                     where: str, shown: set[float] | None, answers: dict[str, str]
-                     ) -> tuple[list[dict], list[dict], str]:
+def _stamp_test_cell(kernel: Kernel, nb, index: int, answer, stamp_file: Path,
+                     where: str, shown: set[float] | None, answers: dict[str, str],
+                     bound: list[str]) -> tuple[list[dict], list[dict], str, Summary]:
     """Run test cell `index` in stamp mode (after the probe search, unless `shown`, the
-    numbers shown above it, is None), then the known mistakes of `answer`; the cell's
-    entries, what each known mistake gave, and its source with each verify's `stamp=` its
-    key in `answers`, where its stamp goes."""
+    numbers a reader sees around it, is None), then the known mistakes of `answer`; the
+    cell's entries, what each known mistake gave, its source with each verify's `stamp=` its
+    key in `answers` (where its stamp goes), and what the build did, for its summary.
+    `bound`: the names the notebook's cells above bind (a student may read one of them
+    instead of an argument)."""
     cell = nb.cells[index]
     right = answer_code(answer.source) if answer is not None else ""
+    scratch = stamp_file.parent
+    kernel.must("from kvlesson.grading.checks import rules as _kvlesson_rules\n"
+                "_kvlesson_rules.forget()")
+    like: dict = {}
+    if right and probe_search.Probes.of(cell.source).found:
+        kernel.must(f"{cell.source}\nfrom kvlesson.grading.build import probe_inputs as _pi\n"
+                    f"_pi.alike({cell.source!r}, {bound!r}, {str(scratch / 'alike.json')!r})")
+        like = {f: {int(k): v for k, v in by.items()}
+                for f, by in json.loads((scratch / "alike.json").read_text()).items()}
     same: dict[str, str] = {}
+    summary = Summary(where)
     if right and shown is not None:
-        cell.source, same = probe_search.searched(kernel, cell.source, right, stamp_file.parent,
-                                                  where, shown)
+        cell.source, same, summary.choice = probe_search.searched(
+            kernel, cell.source, right, scratch, where, shown, like)
     stamp_file.write_text("")
     kernel.must("from kvlesson.grading.checks import selfcheck as _kvlesson_selfcheck\n"
                 "_kvlesson_selfcheck.start_cell()")
     kernel.run(cell, index)
     if right:
         copied = probe_search.examples(right, probe_search.Probes.of(cell.source))
-        for mutant in mutants.mutants(right, examples=copied):
+        for mutant in mutants.mutants(right, examples=copied, like=like,
+                                      declared=probe_search.declared_mistakes(cell.source)):
+            summary.known.append(mutant.mistake)
             if kernel.quietly(mutant.source):
                 kernel.must(f"_kvlesson_selfcheck.wrong_values({mutant.mistake!r}, "
                             f"{mutant.hint!r}, {same.get(mutant.source, '')!r})")
+            else:
+                summary.dropped.append((mutant.mistake, "its code does not run"))
             kernel.must(right)
+    summary.authority = _authority(kernel, cell.source, right, scratch)
     rows = [json.loads(line) for line in stamp_file.read_text().splitlines() if line]
     entries = [row for row in rows if row["role"] in ("verify", "record")]
     wrong = sorted((row for row in rows if row["role"] == "mistake"),
-                   key=lambda row: list(MISTAKES).index(row["mistake"]))
-    stamps = [make_stamp(entry, wrong, number, where) for number, entry in enumerate(entries)
-              if entry["role"] == "verify"]
+                   key=lambda row: rank(row["mistake"]))
+    hidden = [entry for entry in entries if entry["role"] == "record"]
+    if len(hidden) != 1:
+        raise ValueError(f"{where}: {len(hidden)} record calls; a test cell has exactly one")
+    summary.key = _known(entries, wrong, hidden[0])
+    named = {known["words"] for known in summary.key}
+    stamps = [make_stamp(entry, wrong, number, where, named)
+              for number, entry in enumerate(entries) if entry["role"] == "verify"]
     keys = [stamp_key(where, n) for n in range(len(stamps))]
     answers.update(zip(keys, stamps))
-    return entries, wrong, with_stamps(cell.source, keys)
+    summary.hinted = sorted({words for number, entry in enumerate(entries)
+                             if entry["role"] == "verify"
+                             for words in _hint_words(entry, wrong, number)})
+    return entries, wrong, with_stamps(cell.source, keys), summary
+
+
+def _hint_words(entry: dict, wrong: list[dict], index: int) -> list[str]:
+    """The words of every hint a verify call's self-check could give, before the key's
+    filter (as `make_stamp` picks them)."""
+    counted = [probe["kind"] != "yes_no" for probe in entry["probes"]]
+    right = tuple(p["normal"] for p, c in zip(entry["probes"], counted) if c)
+    return [words for words, _ in unique_hints(entry, wrong, index, right, counted)] \
+        if any(counted) else []
+
+
+def _authority(kernel: Kernel, source: str, right: str, scratch: Path) -> list | None:
+    """The exercise's authority's answer on every probe of the test cell, by side (None:
+    no authority declared), worked out in the kernel (`kvlesson.grading.build.authority`)."""
+    functions = [node.name for node in ast.walk(ast.parse(right or "pass"))
+                 if isinstance(node, ast.FunctionDef)]
+    out = scratch / "authority.json"
+    kernel.must(f"from kvlesson.grading.build import authority as _kvlesson_authority\n"
+                f"_kvlesson_authority.answers({source!r}, {functions!r}, {str(out)!r})")
+    found = json.loads(out.read_text())
+    return found["sides"] if found["authority"] else None
 
 
 def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str,
                       search: bool = True) -> dict:
     """Execute `nb` in `folder` top to bottom, stamping its test cells in place (after
     the probe search, with `search`); the assignment's key: {"assignment", "setting",
-    "exercises": {grade_id: ...}}."""
+    "exercises": {grade_id: ...}}. Prints what it did to each test cell (`Summary`) and
+    stops where the instructor's answers disagree with the exercise's authority, or where
+    the self-check names a mistake the key cannot."""
     from nbclient import NotebookClient
 
     client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", record_timing=False,
                             resources={"metadata": {"path": str(folder)}})
     key: dict = {"assignment": assignment, "setting": None, "exercises": {}}
+    below = {index: numbers_around(nb, index, above=False) for index, cell in enumerate(nb.cells)
+             if is_test_cell(cell)}  # the section under each exercise, as last executed
     with tempfile.TemporaryDirectory() as scratch:
         stamp_file = Path(scratch) / "stamps.jsonl"
         previous = os.environ.get(selfcheck.STAMP_FILE)
         os.environ[selfcheck.STAMP_FILE] = str(stamp_file)  # the kernel inherits it
         try:
             with client.setup_kernel():
-                kernel, answer, shown, answers = _Kernel(client), None, set(), {}
+                kernel, answer, shown, answers, bound = Kernel(client), None, set(), {}, []
                 for index, cell in enumerate(nb.cells):
                     if is_answer_cell(cell):
                         answer = cell
                     if not is_test_cell(cell):
                         if cell.cell_type == "code":
                             kernel.run(cell, index)
+                            bound += [n for n in top_level_names(cell.source) if n not in bound]
                         if not is_answer_cell(cell):  # released without solution or output
                             shown |= numbers_in(cell_text(cell))  # what a reader sees above
                         continue
                     grade_id = meta(cell)["grade_id"]
-                    entries, wrong, cell.source = _stamp_test_cell(
+                    entries, wrong, cell.source, summary = _stamp_test_cell(
                         kernel, nb, index, answer, stamp_file, f"{assignment}/{grade_id}",
-                        shown if search else None, answers)
+                        shown | below[index] if search else None, answers, bound)
                     [hidden] = [e for e in entries if e["role"] == "record"]
                     if hidden["grade_id"] != grade_id:
                         raise ValueError(f"record({hidden['grade_id']!r}) in cell {grade_id}")
                     _same_rule(entries, hidden, grade_id)
                     key["setting"] = hidden["setting"]
-                    key["exercises"][grade_id] = key_entry(
-                        hidden, meta(cell)["points"], _known(entries, wrong, hidden))
+                    reread = {k: w for e in entries if e["role"] == "verify"
+                              for k, w in e["hints"].items() if k in (ELSE, YES_NO)}
+                    key["exercises"][grade_id] = key_entry(hidden, meta(cell)["points"],
+                                                           summary.key, reread)
+                    print(summary.text(entries, wrong))
+                    summary.check(entries, strict=search)
                 if answers:
                     put_stamps(nb, answers)
         finally:

@@ -17,6 +17,7 @@ import numbers
 import textwrap
 import traceback
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 KINDS = ("count", "count_or_none", "number", "yes_no")
@@ -26,14 +27,30 @@ SAID_WIDTH = 80
 
 
 class _Said:
-    """How IPython shows a self-check's verdict under a cell: the message alone, which starts
+    """How IPython shows a self-check's verdict under a cell: the message first, which starts
     "Not yet:". The self-check's own code (its long stamp of salted hashes) says nothing to
-    a student; an error raised by the student's own code keeps its traceback above it."""
+    a student; an error raised by the student's own code is followed, under the message, by
+    the lines of the student's code it came through (none for the release's untouched
+    `raise NotImplementedError()`, nor for a name not defined yet: the message says it all)."""
 
     def _render_traceback_(self) -> list[str]:
-        cause = "".join(traceback.format_exception(self.__cause__)) if self.__cause__ else ""
-        return [*cause.rstrip("\n").splitlines(),
-                *textwrap.wrap(str(self), SAID_WIDTH, subsequent_indent="  ")]
+        said = textwrap.wrap(str(self), SAID_WIDTH, subsequent_indent="  ")
+        cause = self.__cause__
+        if cause is None or isinstance(cause, (NotImplementedError, NameError)):
+            return said
+        return [*said, "", *_student_lines(cause)]
+
+
+_PACKAGE = str(Path(__file__).resolve().parents[2])  # kvlesson/: not the student's code
+
+
+def _student_lines(error: BaseException) -> list[str]:
+    """The traceback of `error` through the student's code only (the package's own frames,
+    the self-check's included, are left out), and the error itself."""
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if not str(Path(frame.filename).resolve()).startswith(_PACKAGE)]
+    lines = traceback.format_list(frames) + traceback.format_exception_only(error)
+    return "".join(lines).rstrip("\n").splitlines()
 
 
 class NotYet(_Said, AssertionError):
@@ -121,6 +138,19 @@ def normal(probe: Probe, value: object) -> str:
         raise WrongKind(f"Not yet: {name} should be a whole number of {unit}, an int such as 12, "
                         f"not the {_kind_of(value)}. Use whole-number arithmetic (//) or int(...).")
     return f"int:{int(value)}"
+
+
+def whole_float(probe: Probe, value: object) -> int | None:
+    """A whole number asked for and a float given that is whole (2048.0): that int."""
+    if probe.kind in ("count", "count_or_none") and isinstance(value, float) \
+            and value.is_integer():
+        return int(value)
+    return None
+
+
+def float_for_count(probe: Probe, value: object) -> bool:
+    """A whole number asked for, and a float given (whole or not)."""
+    return probe.kind in ("count", "count_or_none") and isinstance(value, float)
 
 
 def from_key(entry: dict) -> Probe:

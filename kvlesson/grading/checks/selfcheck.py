@@ -22,7 +22,7 @@ import os
 import sys
 from pathlib import Path
 
-from kvlesson.grading.checks import forbidden as forbidding
+from kvlesson.grading.checks import forbidden as forbidding, messages
 from kvlesson.grading.checks.probes import (
     NotYet,
     Probe,
@@ -33,9 +33,11 @@ from kvlesson.grading.checks.probes import (
     count_or_none,
     encode,
     error_of,
+    float_for_count,
     mentioned,
     normal,
     number,
+    whole_float,
     yes_no,
 )
 from kvlesson.grading.checks.records import record_line
@@ -44,7 +46,7 @@ __all__ = ["NotYet", "Probe", "WrongKind", "count", "count_or_none", "load_stamp
            "record", "verify", "yes_no"]
 
 PARAMETERS = ("GPU", "MODEL", "SHARE", "LONGEST", "CAP")  # each notebook's parameters cell
-YES_NO = "yes_no"  # the key of `verify(hints=...)` whose words say what decides a yes or no
+YES_NO = messages.YES_NO  # `verify(hints=...)`'s key for what decides a yes or no
 STAMP_FILE = "KVLESSON_STAMP_FILE"  # set by the build: stamp mode, entries appended here
 
 
@@ -56,22 +58,6 @@ def digest(salt: str, text: str) -> str:
 def setting_of(names: dict) -> dict:
     """The notebook's parameters (GPU, MODEL, SHARE, LONGEST, CAP) from its globals."""
     return {name: names.get(name) for name in PARAMETERS}
-
-
-def _setting_problem(made_for: dict, now: dict) -> str | None:
-    changed = [f"{name} = {now[name]!r}" for name in PARAMETERS
-               if now.get(name) != made_for.get(name)]
-    if not changed:
-        return None
-    release = ", ".join(f"{name} = {made_for[name]!r}" for name in PARAMETERS)
-    wanted = {**made_for, **{k: v for k, v in now.items() if v is not None}}
-    command = (f"kvlesson for --gpu {wanted['GPU']} --model {wanted['MODEL']} "
-               f"--share {wanted['SHARE']} --longest {wanted['LONGEST']} --cap {wanted['CAP']} "
-               f"--out my-course")
-    return (f"Not yet: this self-check holds the answers for the release's setting ({release}), "
-            f"and this notebook now has {', '.join(changed)}, so it cannot tell whether your "
-            f"answer is right. Set the parameters cell back and run the notebook again, or build "
-            f"the course for your setting, whose self-checks hold its answers: {command}")
 
 
 def _evaluate(probe: Probe) -> object:
@@ -86,7 +72,7 @@ def _evaluate(probe: Probe) -> object:
                      f"`raise NotImplementedError()` in the answer cell with your code.") from error
     except Exception as error:
         raise NotYet(f"Not yet: {probe.label} raised {type(error).__name__}: {error} "
-                     f"(the traceback above shows where).") from error
+                     f"(the lines below show where, in your code).") from error
 
 
 # Stamp mode is fixed when the kernel imports this module (the build starts the kernel with
@@ -151,8 +137,11 @@ def start_cell() -> None:
 def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = None,
            forbidden: tuple[str, ...] = ()) -> None:
     """The self-check: each probe against its salted hash; a wrong answer that a known
-    mistake gives gets that mistake's hint, a call of a `forbidden` function says so.
-    Prints "Self-check passed." or raises NotYet (WrongKind for a wrong kind of answer)."""
+    mistake gives gets that mistake's hint, one right in another unit is told so, any other
+    what to re-read (`kvlesson.grading.checks.messages`); a call of a `forbidden` function
+    says so. Yes-or-no probes are judged together, after the numbers beside them, and never
+    one by one. Prints "Self-check passed." or raises NotYet (WrongKind for a wrong kind of
+    answer)."""
     names = sys._getframe(1).f_globals
     if _stamping():
         _stamp_entry("verify", probes, names, {"hints": hints or {},
@@ -160,7 +149,7 @@ def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = 
         print("Self-check passed.")
         return
     made = _stamp(stamp)
-    problem = _setting_problem(made["setting"], setting_of(names))
+    problem = messages.setting_problem(made["setting"], setting_of(names), PARAMETERS)
     if problem:
         raise NotYet(problem)
     codes, test = forbidding.resolve(forbidden), sys._getframe(1).f_code.co_filename
@@ -178,51 +167,62 @@ def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = 
             outcomes.append((None, calls, error))
     texts = [_quiet_normal(probe, value, error) for probe, (value, _, error)
              in zip(probes, outcomes)]
+    words, wrong_yes_no = hints or {}, []
     for (probe, expect), (value, calls, error) in zip(zip(probes, checked), outcomes):
         _refuse(probe.label, calls, forbidden)
         if error is not None:
             raise error
         _refuse_written(probe.label, names, codes)
-        if digest(expect["salt"], normal(probe, value)) != expect["hash"]:
-            raise NotYet(_wrong_message(probe, value, _hint(made.get("hints", []), checked,
-                                                            texts), (hints or {}).get(YES_NO)))
+        whole = whole_float(probe, value)
+        if whole is not None and _is_right(expect, probe, whole):
+            raise WrongKind(messages.right_but_float(probe, value))
+        if not _is_right(expect, probe, value if whole is None else whole):
+            if probe.kind == "yes_no":
+                wrong_yes_no.append(probe)
+                continue
+            seen = messages.unit_seen(probe, value, lambda p, v: _is_right(expect, p, v))
+            raise NotYet(messages.wrong_message(
+                probe, value, _hint(made.get("hints", []), checked, texts,
+                                    [p.kind for p in probes]), words, names, seen,
+                float_for_count=whole is not None or float_for_count(probe, value)))
+    if wrong_yes_no:
+        raise NotYet(messages.yes_no_message(wrong_yes_no, probes, words))
     print("Self-check passed.")
 
 
+def _is_right(expect: dict, probe: Probe, value: object) -> bool:
+    """Whether `value` is the answer the stamp `expect` holds (WrongKind for an answer of
+    the wrong kind: a str, None from a function, a float that is not whole for a count)."""
+    if float_for_count(probe, value) and not float(value).is_integer():
+        return False
+    return digest(expect["salt"], normal(probe, value)) == expect["hash"]
+
+
 def _quiet_normal(probe: Probe, value: object, error: Exception | None) -> str | None:
-    """A probe's normal form, or None when it raised or is not the kind asked for."""
+    """A probe's normal form (a whole float read as the int it is, so a hint still fits),
+    or None when it raised or is not the kind asked for."""
     if error is not None:
         return None
+    whole = whole_float(probe, value)
     try:
-        return normal(probe, value)
+        return normal(probe, value if whole is None else whole)
     except Exception:
         return None
 
 
-def _hint(hints: list[dict], checked: list[dict], texts: list[str | None]) -> str | None:
-    """The words of the one known mistake whose answers, on every probe, are the student's;
-    None when none is, or when mistakes with other words are too (a coincidence of values
-    is not a diagnosis)."""
-    found = {hint["words"] for hint in hints
-             if all(text is not None and wanted is not None
-                    and digest(expect["salt"], text) == wanted
-                    for text, wanted, expect in zip(texts, hint["hashes"], checked))}
+def _hint(hints: list[dict], checked: list[dict], texts: list[str | None],
+          kinds: list[str]) -> str | None:
+    """The words of the one known mistake whose answers, on every probe but the yes-or-no
+    ones (`kinds`), are the student's; None when none is, or when mistakes with other words
+    are too (a coincidence of values is not a diagnosis)."""
+    found = {messages.unseal(hint["said"], checked[0]["salt"],
+                             [t for t, w in zip(texts, hint["hashes"]) if w is not None])
+             for hint in hints
+             if all(wanted is None and kind == "yes_no" or (
+                 text is not None and wanted is not None
+                 and digest(expect["salt"], text) == wanted)
+                 for text, wanted, expect, kind in zip(texts, hint["hashes"], checked, kinds))}
     return found.pop() if len(found) == 1 else None
-
-
-def _wrong_message(probe: Probe, value: object, hint: str | None, decides: str | None) -> str:
-    """What the self-check says of a wrong answer: the mistake's hint when one fits; for a
-    yes-or-no probe, that it is the other way round and what decides it (the cell's
-    `hints={"yes_no": ...}` words); else what to look at."""
-    if hint:
-        return f"Not yet: {probe.label} is not right: {hint}"
-    if probe.kind == "yes_no":
-        return (f"Not yet: {probe.label} gave {value!r}, the other way round. "
-                f"{decides or 'Go back to what decides it in the text above'}; work this "
-                f"case through by hand, then run your answer cell and this one again.")
-    return (f"Not yet: {probe.label} is not the expected {probe.unit or 'answer'}. Check the "
-            f"units and the rounding the question asks for, then run your answer cell and "
-            f"this one again.")
 
 
 _ANSWERS: dict[str, dict] = {}  # the notebook's stamps, loaded by its setup cell

@@ -2,14 +2,16 @@
 its name in the class report.
 
 The build finds a known mistake by mutating the instructor's solution
-(`kvlesson.grading.build.mutants`); the key stores, per exercise, the answers each one gives
-with its hint's words; the marking names the one a wrong answer matched, and the class
-report counts them by these names.
+(`kvlesson.grading.build.mutants`), or takes it from the exercise's own declaration
+(`kvlesson.grading.checks.rules`: a wrong answer cell, its name and its hint, coded
+"declared:<name>"); the key stores, per exercise, the answers each one gives with its hint's
+words; the marking names the one a wrong answer matched, and the class report counts them by
+these names.
 """
 
 MISTAKES = {  # code: the hint a self-check gives when a wrong answer matches this mistake;
     # when two mistakes give the same wrong answer, the one listed first names it
-    "ceil": "a partly filled block still takes a whole block: round up, not down.",
+    "ceil": "a part left over still counts as a whole one: round up, not down.",
     "true_div": "/ gives a float; whole blocks need whole-number division, //.",
     "factor2": "a factor of 2 is missing.",
     "term": "a term of the sum is missing.",
@@ -25,7 +27,7 @@ MISTAKES = {  # code: the hint a self-check gives when a wrong answer matches th
     "kilo": "a thousand is 1,000 here, or 1,024 where the question counts in binary units: "
             "check which.",
     "swapped": "the arguments are taken in the wrong order: check the order the question gives.",
-    "hardcoded": "the function should use its argument, not a value copied from an example.",
+    "hardcoded": "the function should use its argument, not one value the self-check passes it.",
 }
 
 
@@ -47,3 +49,27 @@ NAMES = {  # code: the mistake in a few words, as the class report names it
     "swapped": "the arguments swapped",
     "hardcoded": "an argument hard-coded from an example",
 }
+
+
+DECLARED = "declared:"  # the code of a mistake an exercise declares: "declared:<its name>"
+
+
+def declared_code(name: str) -> str:
+    """The code of the mistake an exercise declares under `name`."""
+    return DECLARED + name
+
+
+def is_known(code: str) -> bool:
+    """Whether `code` names a known mistake: the catalogue's or an exercise's own."""
+    return code in MISTAKES or (code.startswith(DECLARED) and len(code) > len(DECLARED))
+
+
+def name_of(code: str) -> str:
+    """A known mistake in a few words, as the class report names it."""
+    return NAMES.get(code) or code[len(DECLARED):] if is_known(code) else code
+
+
+def rank(code: str) -> int:
+    """Where a mistake comes when two give one answer: an exercise's own first (its
+    author wrote it for this answer), then the catalogue's order."""
+    return -1 if code.startswith(DECLARED) else list(MISTAKES).index(code)

@@ -16,14 +16,15 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from kvlesson.grading.checks import probes
-from kvlesson.grading.course.known_mistakes import MISTAKES
+from kvlesson.grading.checks import messages, probes
+from kvlesson.grading.course.known_mistakes import is_known
 from kvlesson.grading.course.notebooks import parsed
 from kvlesson.grading.course.results import FAILED, PASSED, SKIPPED, ZEROED
 
 # what nbgrader's code stub raises in place of a solution (nbgrader_config.py,
 # ClearSolutions.code_stub)
 PLACEHOLDER_ERROR = "NotImplementedError"
+RAISES = "raises"  # the key's answer where a known mistake raises (build/key_mistakes.py)
 
 
 @dataclass(frozen=True)
@@ -44,8 +45,9 @@ def answers_of(exercise: dict, values: list) -> list[str]:
 def diagnose(exercise: dict, answers: list[str]) -> Diagnosis:
     """The known mistake that gives the student's `answers` (`answers_of` their recorded
     values) on every input of the hidden test; Diagnosis() when none does."""
+    mine = [RAISES if answer.startswith("error:") else answer for answer in answers]
     for known in exercise.get("mistakes", []):
-        if known["answers"] == answers and known["mistake"] in MISTAKES:
+        if known["answers"] == mine and is_known(known["mistake"]):
             return Diagnosis(known["mistake"], known["words"])
     return Diagnosis()
 
@@ -91,20 +93,27 @@ def outcome(points: float, score: float, values_right: bool, skipped: bool) -> s
 def feedback_line(grade_id: str, mistake: str, words: str) -> str:
     """What the feedback says under a failed exercise: the known mistake its answer
     matched, in the self-check's words, or that it matched none (`words`, when given, say
-    what to look at instead). It never gives the answer."""
+    what to re-read instead). It never gives the answer."""
     if mistake:
         return (f"{grade_id}: not right; your answer is the one a known mistake gives: "
                 f"{words}")
     return (f"{grade_id}: not right, and your answer matches none of the known mistakes "
-            f"this exercise checks for: {words or 'check the units and the rounding the question asks for'}")
+            f"this exercise checks for: {words or messages.REREAD['number']}")
 
 
-YES_NO_WORDS = ("a yes or no is the other way round: work the case through again from what "
-                "decides it")  # what no known mistake can name: any wrong yes is every mistake's
+YES_NO_WORDS = ("a yes or no is not right: work it out again from what decides it")
 
 
 def unmatched_words(exercise: dict) -> str:
-    """What the feedback says of a wrong answer no known mistake gives: for an exercise of
-    yes-or-no probes only, that one is the other way round; else "" (units and rounding)."""
-    kinds = {probe["kind"] for probe in exercise["probes"]}
-    return YES_NO_WORDS if kinds == {"yes_no"} else ""
+    """What the feedback says of a wrong answer no known mistake gives: the cell's own words
+    (its self-check's `hints={"else": ...}`, or `{"yes_no": ...}` for an exercise of yes or
+    no answers), else what to re-read for its kind of answer (a count, a count or None, a
+    number; never "the units and the rounding" by default)."""
+    kinds = [probe["kind"] for probe in exercise["probes"]]
+    own = exercise.get("reread", {})
+    if set(kinds) == {"yes_no"}:
+        return own.get(messages.YES_NO) or YES_NO_WORDS
+    if own.get(messages.ELSE):
+        return own[messages.ELSE]
+    kind = next(k for k in ("count", "count_or_none", "number") if k in kinds)
+    return messages.REREAD[kind][0].lower() + messages.REREAD[kind][1:]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from matplotlib.figure import Figure
 
-from kvlesson.grading.course.known_mistakes import MISTAKES
+from kvlesson.grading.course.known_mistakes import is_known
 from kvlesson.grading.report.counts import AssignmentReport
 from kvlesson.lesson.charts import BLUE, GREY, ORANGE, VERMILION
 
@@ -77,7 +77,7 @@ def outcome_counts(report: AssignmentReport) -> list[tuple[str, list[int]]]:
     """For each exercise: passed, failed with a known mistake, failed otherwise, skipped."""
     rows = []
     for exercise in report.exercises:
-        known = sum(group.count for group in exercise.failures if group.key in MISTAKES)
+        known = sum(group.count for group in exercise.failures if is_known(group.key))
         rows.append((exercise.exercise, [exercise.passed, known, exercise.failed - known,
                                          exercise.skipped]))
     return rows

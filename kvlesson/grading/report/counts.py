@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kvlesson.grading.course.folders import Course
-from kvlesson.grading.course.known_mistakes import MISTAKES, NAMES
+from kvlesson.grading.course.known_mistakes import MISTAKES, is_known, name_of, rank
 from kvlesson.grading.course.results import (
     FAILED,
     NOT_GRADED,
@@ -129,12 +129,12 @@ def _count(notebook: str, exercise: str, points: float, answers: list[Answer]) -
 
     failed = [a for a in answers if a.outcome == FAILED]
     known = {(a.mistake, a.words) for a in failed if a.mistake}
-    groups = [Group(code, NAMES.get(code, code), words,
+    groups = [Group(code, name_of(code), words,
                     who(lambda a, c=code, w=words: a.outcome == FAILED
                         and a.mistake == c and a.words == w))
               for code, words in known]
-    groups.sort(key=lambda g: (-g.count, list(MISTAKES).index(g.key)
-                               if g.key in MISTAKES else len(MISTAKES), g.words))
+    groups.sort(key=lambda g: (-g.count, rank(g.key) if is_known(g.key) else len(MISTAKES),
+                               g.words))
     groups.append(Group(NO_MATCH, GROUPS[NO_MATCH], "",
                         who(lambda a: a.outcome == FAILED and not a.mistake)))
     for outcome in (ZEROED, NOT_GRADED):

@@ -3,8 +3,8 @@
 Unit tests of `kvlesson.grading.build.mutants` (the slips), `kvlesson.grading.build.probe_inputs`
 (the inputs around a cell's probes, planned in a namespace as the kernel would) and
 `kvlesson.grading.build.probe_search` (what to add to each side, written into the cell). The
-whole course is held to it by tests/grading/build/test_selfchecks.py, which counts, per exercise, the
-lies and the blind variants (both 0).
+whole course is held to it by tests/grading/build/test_selfchecks.py, which counts, per
+exercise, the lies and the blind variants (both 0).
 """
 
 from __future__ import annotations
@@ -142,11 +142,12 @@ def hint_of(wrong_rows: list[dict], answer: list[str]) -> str | None:
     entry = {"setting": {}, "hints": {}, "probes": [
         {"label": f"f({n})", "kind": "count", "normal": "int:5"} for n in range(len(answer))]}
     made = json.loads(stamping.make_stamp(entry, wrong_rows, 0, "here"))
-    return selfcheck._hint(made["hints"], made["probes"], answer)
+    return selfcheck._hint(made["hints"], made["probes"], answer, ["count"] * len(answer))
 
 
 def test_a_hint_names_a_mistake_only_when_no_other_gives_that_answer():
-    round_down = {"mistake": "ceil", "hint": "round up", "same": "a", "values": [["int:4", "int:4"]]}
+    round_down = {"mistake": "ceil", "hint": "round up", "same": "a",
+                  "values": [["int:4", "int:4"]]}
     off_by_one = {"mistake": "off_by_one", "hint": "off by one", "same": "b",
                   "values": [["int:4", "int:6"]]}
     assert hint_of([round_down, off_by_one], ["int:4", "int:4"]) == "round up"
@@ -187,11 +188,61 @@ def test_every_self_check_refuses_the_functions_its_hidden_test_forbids():
     assert not differ, differ
 
 
-def test_the_feedback_on_a_wrong_yes_or_no_says_so_not_units_and_rounding():
+def test_the_feedback_without_a_known_mistake_says_what_to_reread_by_kind():
+    """Never "check the units and the rounding" by default: a yes-or-no exercise says one is
+    not right, in the cell's own words when it has them (the capstone's settings search); a
+    count says what to re-read about counting; a cell's own words come first."""
     from kvlesson.grading.marking import diagnosis
     yes_no = {"probes": [{"kind": "yes_no"}, {"kind": "yes_no"}]}
+    judged = {**yes_no, "reread": {"yes_no": "change one setting at a time"}}
     counts = {"probes": [{"kind": "count"}, {"kind": "yes_no"}]}
-    said = diagnosis.feedback_line("q7_tests", "", diagnosis.unmatched_words(yes_no))
-    assert "other way round" in said and "units" not in said
-    assert "units and the rounding" in diagnosis.feedback_line(
-        "ex_tests", "", diagnosis.unmatched_words(counts))
+    own = {**counts, "reread": {"else": "Re-read the budget's rule."}}
+    said = {name: diagnosis.feedback_line("x_tests", "", diagnosis.unmatched_words(exercise))
+            for name, exercise in (("yes_no", yes_no), ("judged", judged), ("counts", counts),
+                                   ("own", own))}
+    assert "a yes or no is not right" in said["yes_no"]
+    assert said["judged"].endswith("change one setting at a time")
+    assert "what the exercise counts" in said["counts"]
+    assert said["own"].endswith("Re-read the budget's rule.")
+    assert not any("units and the rounding" in text for text in said.values())
+
+
+def test_the_search_plans_inputs_inside_the_declared_domain_only(tmp_path):
+    """Exercise 5.3's lesson: a key made on an input the question does not cover (here, a
+    budget no larger than the writing chats) is a key no one can trust."""
+    from kvlesson.grading.checks import rules
+    rules.declare(domain=lambda prompt, budget, writing: 0 <= writing < budget and prompt >= 300)
+    try:
+        _, inputs, _, _ = plan_and_choose(tmp_path, CELL, RIGHT, [])
+        outside = probe_inputs.outside(CELL.replace("511, 512, 1", "299, 512, 1"),
+                                       {"selfcheck": selfcheck})
+    finally:
+        rules.forget()
+    planned = [[probe_inputs._number(a) for a in row["args"]] for row in inputs]
+    assert planned and all(p >= 300 for p, _, _ in planned)
+    assert outside == ["steps(299, 512, 1) (hidden)"]
+
+
+def test_an_argument_ignored_for_the_notebooks_variable_of_its_kind_is_a_mistake(tmp_path):
+    """Exercise 0.1's `m` read as the notebook's `model`: the same hint as every later
+    notebook's "not the notebook's SHARE"."""
+    from kvlesson.memory.specs import LLAMA_31_8B, LLAMA_33_70B
+    cell = ('selfcheck.verify([selfcheck.count("per_token(big)", lambda: per_token(big), '
+            '"bytes")], stamp="")')
+    namespace = {"big": LLAMA_33_70B, "model": LLAMA_31_8B, "SHARE": 90, "selfcheck": selfcheck}
+    out = tmp_path / "alike.json"
+    probe_inputs.alike(cell, ["model", "SHARE", "big"], str(out), namespace)
+    like = {f: {int(k): v for k, v in by.items()} for f, by in json.loads(out.read_text()).items()}
+    assert like == {"per_token": {0: ["model", "big"]}}
+    made = mutants.mutants("def per_token(m):\n    return 2 * m.layers", like=like)
+    assert any(m.mistake == "global" and "not the notebook's `model`" in m.hint and
+               "model.layers" in m.source for m in made)
+
+
+def test_a_declared_mistake_comes_first_with_its_own_words():
+    declared = {"the attention heads": ("def f(m):\n    return m.heads", "use the KV heads.")}
+    made = mutants.mutants("def f(m):\n    return m.kv_heads", declared=declared)
+    assert (made[0].mistake, made[0].hint) == ("declared:the attention heads", "use the KV heads.")
+    source = ('from kvlesson.grading.checks.rules import declare\n'
+              f'declare(mistakes={declared!r})\nselfcheck.record("x", [])')
+    assert probe_search.declared_mistakes(source) == declared

@@ -1,0 +1,187 @@
+"""What a self-check says of a wrong answer: only what the student did, and what to re-read.
+
+`kvlesson.grading.checks.selfcheck.verify` compares each answer with its salted hash. When
+one is wrong, in this order:
+
+1. a known mistake whose answers, on every probe, are the student's gives its hint;
+2. an answer that is right in another unit (GB for bytes, ms for seconds, blocks for
+   tokens, a percent for a fraction) is told which unit it looks like and which one the
+   question asks for;
+3. else the words depend on the kind of answer (a count, a count or None, a number, an
+   answer about a list) and say what to re-read; a cell's `hints={"else": ...}` says it
+   in its own words.
+
+A yes or no is never told on its own whether it is right: flipping it would find the answer.
+A cell checks its yes-or-no probes together, after the numbers that decide them, and says how
+many are not right yet, not which (`hints={"yes_no": ...}` says what decides them).
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import hashlib
+from typing import Callable
+
+from kvlesson.grading.checks.probes import Probe
+
+ELSE = "else"  # the key of `verify(hints=...)` whose words say what to re-read
+YES_NO = "yes_no"  # the key of `verify(hints=...)` whose words say what decides a yes or no
+
+# Units of one family, by how many of the family's first unit one of them is.
+UNITS = (
+    {"bytes": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 2**10, "MiB": 2**20, "GiB": 2**30},
+    {"seconds": 1, "ms": 1e-3},
+    {"tokens": 1, "blocks": 16},
+    {"share": 1, "percent": 0.01},
+)
+
+
+def _family(unit: str) -> dict[str, float] | None:
+    return next((family for family in UNITS if unit in family), None)
+
+
+def asked_unit(probe: Probe) -> str:
+    """The unit the question asks the answer in: the probe's unit, or, for a probe that
+    compares after dividing by `scale` (bytes shown as GB), the unit before the division."""
+    family = _family(probe.unit)
+    if family is None or probe.scale == 1:
+        return probe.unit
+    wanted = family[probe.unit] / probe.scale
+    return next((name for name, size in family.items() if abs(size / wanted - 1) < 1e-9),
+                probe.unit)
+
+
+def unit_seen(probe: Probe, value: object, right: Callable[[Probe, object], bool]) -> str | None:
+    """The unit `value` is in when it is the right answer in another unit of the question's
+    family (`right(probe, value)`: whether a value is the right answer), else None."""
+    asked = asked_unit(probe)
+    family = _family(asked)
+    if family is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    for name, size in family.items():
+        if name == asked:
+            continue
+        converted = value * size / family[asked]
+        if probe.kind != "number":  # whole units: 411,527 tokens fill 25,720 whole blocks
+            converted = int(converted) if size < family[asked] else converted
+            if float(converted).is_integer():
+                converted = int(converted)
+        if right(probe, converted):
+            return name
+    return None
+
+
+def _about_a_list(label: str, names: dict) -> bool:
+    """Whether the probe calls a function on a list (or a table) the notebook holds."""
+    try:
+        call = ast.parse(label, mode="eval").body
+    except SyntaxError:
+        return False
+    args = call.args if isinstance(call, ast.Call) else []
+    return any(isinstance(a, (ast.List, ast.Tuple)) or (
+        isinstance(a, ast.Name) and hasattr(names.get(a.id), "__len__")
+        and not isinstance(names.get(a.id), (str, bytes, dict))) for a in args)
+
+
+def setting_problem(made_for: dict, now: dict, parameters: tuple[str, ...]) -> str | None:
+    """Why a self-check cannot judge an answer: the notebook's parameters are not the ones
+    its stamp holds the answers for (None when they are), and the command that builds the
+    course for the student's setting."""
+    changed = [f"{name} = {now[name]!r}" for name in parameters
+               if now.get(name) != made_for.get(name)]
+    if not changed:
+        return None
+    release = ", ".join(f"{name} = {made_for[name]!r}" for name in parameters)
+    wanted = {**made_for, **{k: v for k, v in now.items() if v is not None}}
+    command = (f"kvlesson for --gpu {wanted['GPU']} --model {wanted['MODEL']} "
+               f"--share {wanted['SHARE']} --longest {wanted['LONGEST']} --cap {wanted['CAP']} "
+               f"--out my-course")
+    return (f"Not yet: this self-check holds the answers for the release's setting ({release}), "
+            f"and this notebook now has {', '.join(changed)}, so it cannot tell whether your "
+            f"answer is right. Set the parameters cell back and run the notebook again, or build "
+            f"the course for your setting, whose self-checks hold its answers: {command}")
+
+
+REREAD = {  # what to re-read, by the kind of answer, when no known mistake explains it
+    "count": "Re-read what the exercise counts: from which values, and where the count starts "
+             "and stops.",
+    "count_or_none": "Re-read what the exercise counts, and when it asks for None instead.",
+    "number": "Re-read the exercise's sum: each value that goes into it, and where each comes "
+              "from.",
+    "list": "Re-read how the exercise goes through the list: which entries count, in which "
+            "order, and which one it asks for.",
+}
+
+
+def wrong_message(probe: Probe, value: object, hint: str | None, hints: dict[str, str],
+                  names: dict, seen: str | None, float_for_count: bool = False) -> str:
+    """What the self-check says of a wrong answer that is not a yes or no (see the module)."""
+    tail = (f" (It should also be a whole number, an int, not the float {value!r}.)"
+            if float_for_count else "")
+    if hint:
+        return f"Not yet: {probe.label} is not right: {hint}{tail}"
+    if seen:
+        shown = (f" (the self-check shows it in {probe.unit} only to compare)"
+                 if asked_unit(probe) != probe.unit else "")
+        return (f"Not yet: {probe.label} looks like it is in {seen}; the question asks for "
+                f"{asked_unit(probe)}{shown}.{tail}")
+    kind = "list" if probe.kind != "yes_no" and _about_a_list(probe.label, names) else probe.kind
+    what = f"the right count of {probe.unit}" if probe.kind == "count" and probe.unit \
+        else "right"
+    return (f"Not yet: {probe.label} is not {what}. {hints.get(ELSE) or REREAD[kind]} Then run "
+            f"your answer cell and this one again.{tail}")
+
+
+def right_but_float(probe: Probe, value: float) -> str:
+    """A whole number asked for, the right number given as a float."""
+    return (f"Not yet: {probe.label} is the right number, but a float ({value!r}); the "
+            f"question asks for a whole number, an int. A float anywhere in a sum makes the "
+            f"result a float, // included (7.0 // 2 is 3.0): wrap the result in int(...).")
+
+
+def yes_no_message(wrong: list[Probe], every: list[Probe], hints: dict[str, str]) -> str:
+    """What a cell's self-check says of its yes-or-no answers when some are wrong: how many,
+    never which, after the numbers beside them (which decide them) are right."""
+    asked = [p for p in every if p.kind == "yes_no"]
+    deciding = [p.label for p in every if p.kind != "yes_no"]
+    decides = hints.get(YES_NO) or "Go back to what decides each in the text above."
+    if len(asked) == 1 and not deciding:
+        return f"Not yet: {decides}"
+    count = (f"{len(wrong)} of the {len(asked)} yes-or-no answers here "
+             f"{'is' if len(wrong) == 1 else 'are'} not right yet" if len(asked) > 1
+             else f"{asked[0].label} is not right yet")
+    beside = f", though {', '.join(deciding)} {'is' if len(deciding) == 1 else 'are'} right" \
+        if deciding else ""
+    return (f"Not yet: {count}{beside} (the self-check does not say which: flipping one would "
+            f"find it without working it out). {decides}")
+
+
+def _keystream(salt: str, answers: list[str], size: int) -> bytes:
+    stream, block = b"", 0
+    while len(stream) < size:
+        stream += hashlib.sha256(f"{salt}\n{block}\n".encode() + "\n".join(answers).encode()
+                                 ).digest()
+        block += 1
+    return stream[:size]
+
+
+def seal(words: str, salt: str, answers: list[str]) -> str:
+    """A hint's words, readable only with the answers of its mistake (`answers`: their normal
+    forms, one per probe): the setup cell's line of stamps shows no hint in plain text, and a
+    student whose answers are the mistake's reads its words (walk item 33)."""
+    data = words.encode()
+    return base64.b64encode(bytes(a ^ b for a, b in zip(data, _keystream(salt, answers,
+                                                                        len(data))))).decode()
+
+
+def unseal(sealed: str, salt: str, answers: list[str]) -> str:
+    """The words `seal` sealed, given the same answers."""
+    data = base64.b64decode(sealed)
+    return bytes(a ^ b for a, b in zip(data, _keystream(salt, answers, len(data)))).decode(
+        errors="replace")
+
+
+def words_digest(words: str) -> str:
+    """A hint's words as a stamp names them without showing them, to compare."""
+    return hashlib.sha256(f"hint\n{words}".encode()).hexdigest()[:24]
