@@ -43,7 +43,9 @@ import pytest
 from nbgrader.api import Gradebook
 
 from kvlesson.grading.build.command import copy_course
+from kvlesson.grading.course import seal
 from kvlesson.grading.course.key import key_path, read_key
+from kvlesson.grading.course.seal import REFUSALS
 from support.course import (
     ROOT,
     account_env,
@@ -55,6 +57,7 @@ from support.course import (
     run_nbgrader,
     set_cell_timeout,
 )
+from support.live_html import live
 
 ASSIGNMENT, NOTEBOOK = "01_floor_plan", "floor_plan"
 COURSE_ID = "kvlesson"  # c.CourseDirectory.course_id in nbgrader_config.py
@@ -178,6 +181,71 @@ time.sleep(2.5)
 for name in ("started.txt", "tcp.txt"):
     print(name, open(name).read() if os.path.exists(name) else "missing")
 '''
+WRITER = ("open('mymod.py', 'w').write('import kvlesson\\ndef f(s, g, m):\\n    return "
+          "getattr(kvlesson, \\'memory\\' + \\'_parts\\')(s, g, m)\\n')\nimport mymod\n"
+          "pool_gb = mymod.f(SHARE, gpu, model).pool_bytes / 1e9\n"
+          "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9")
+UNUSED = "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9\n"
+BUILT = "getattr(kv, 'memory' + '_parts')"  # memory_parts by a name no reading of code sees
+THREADER = f"""import _thread, time
+_box = {{}}
+_thread.start_new_thread(lambda: _box.update(p={BUILT}(SHARE, gpu, model).pool_bytes), ())
+for _ in range(200):
+    if 'p' in _box:
+        break
+    time.sleep(0.01)
+pool_gb = _box['p'] / 1e9
+""" + UNUSED
+THREAD_TABLE = f"""import _thread, time
+_table = {{}}
+def _fill():
+    for share in range(1, 101):
+        _table[share] = {BUILT}(share, gpu, model).pool_bytes
+    _table['done'] = True
+_thread.start_new_thread(_fill, ())
+for _ in range(200):
+    if 'done' in _table:
+        break
+    time.sleep(0.01)
+def pool_bytes(share):
+    return _table[share]
+"""
+PIPER = f"""import os
+_argv = open('/proc/self/cmdline').read().split(chr(0))
+_fd = int(_argv[_argv.index('--fd') + 1])
+_keep = os.dup(_fd)
+os.close(_fd)
+pool_gb = {BUILT}(SHARE, gpu, model).pool_bytes / 1e9
+""" + UNUSED
+SELF_SENDER = f"""import jupyter_client
+_argv = open('/proc/self/cmdline').read().split(chr(0))
+_kc = jupyter_client.BlockingKernelClient(connection_file=_argv[_argv.index('-f') + 1])
+_kc.load_connection_file()
+_kc.start_channels()
+_kc.execute("_box = {{'p': {BUILT}(SHARE, gpu, model).pool_bytes}}", store_history=False)
+"""
+# A wrong pool_bytes (0) whose first visible probe erases the real record line and prints
+# one of right values in its place, as if the hidden probes had given them.
+FORGER = """
+import json
+from IPython.display import clear_output
+_asked = []
+def _right(share):
+    return share / 100 * gpu.memory_bytes - model.weights_bytes - kv.RESERVE_BYTES
+def pool_bytes(share):
+    _asked.append(share)
+    if len(_asked) == 6:
+        {erase}
+        values = [{{"t": "float", "v": _right(s), "type": "float"}} for s in _asked[:5]]
+        print("KVLESSON-MARK " + json.dumps({{"id": "ex1_1_tests", "values": values,
+                                              "calls": [], "setting": SETTING}}))
+    return 0
+"""
+
+
+def forger(erase: str) -> str:
+    """FORGER with `erase`, the line that does away with the real record."""
+    return FORGER.format(erase=erase).replace("SETTING", repr(KEY["setting"]))
 FORGED = "KVLESSON-MARK " + json.dumps({
     "id": "ex1_1_tests", "values": [p["expected"] for p in KEY["exercises"]["ex1_1_tests"]["probes"]],
     "calls": [], "setting": KEY["setting"]})
@@ -196,6 +264,7 @@ class Student:
     cells: tuple[tuple[str, str], ...] = ()  # (grade id of the answer cell it follows, code)
     files: dict[str, object] = field(default_factory=dict)  # name: bytes, ("link", target), "fifo"
     change: Callable[[Path], None] | None = None
+    collected: bool = False  # handed in through the course's collect (sealed, its notes beside)
 
 
 def solved(**changes: str) -> dict[str, str]:
@@ -235,6 +304,15 @@ def move_parts_above_q1(path: Path) -> None:
     parts = next(c for c in nb.cells if c.source.startswith("parts = kv.memory_parts"))
     nb.cells.remove(parts)
     nb.cells.insert(nb.cells.index(cell_by_id(nb, Q1)), parts)
+    nbformat.write(nb, path)
+
+
+def markdown_links(path: Path) -> None:
+    nb = read_nb(path)
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell(
+        f"[notes](javascript:alert('{MARKER}')) <javascript:alert('{MARKER}')> "
+        "[d](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==) "
+        f"$\\href{{javascript:alert('{MARKER}')}}{{x}}$"))
     nbformat.write(nb, path)
 
 
@@ -339,13 +417,61 @@ CLASS = [
     Student("moduler", "hides memory_parts in a module of its own beside the notebook",
             solved(q1_answer="import helper\npool_gb = helper.pool(SHARE, gpu, model) / 1e9\n"
                              "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9"),
-            without(Q1), (r"memory_parts",),
+            without(Q1), (r"helper\.py: a file handed in beside the notebook",),
             files={"helper.py": b"import kvlesson as kv\n\ndef pool(share, gpu, model):\n"
                                 b"    return kv.memory_parts(share, gpu, model).pool_bytes\n"}),
     Student("mover", "moves the course's memory_parts cell above Question 1 and reads it",
             solved(q1_answer="pool_gb = parts.pool_bytes / 1e9\n"
                              "unused_gb = parts.unused_bytes / 1e9"),
             without(Q1), (r"moved",), change=move_parts_above_q1),
+    # issue 26, 1-2: a submission is its notebook, the same in every environment
+    Student("writer", "writes a module of its own at run time and imports it",
+            solved(q1_answer=WRITER), without(Q1), (r"uses open",)),
+    Student("datafile", "hands in its answers in a file beside the notebook and reads them",
+            solved(q1_answer="import json\npool_gb, unused_gb = json.load(open('answers.json'))"),
+            without(Q1), (r"answers\.json: a file handed in beside the notebook",),
+            files={"answers.json": b"[53.9, 8.0]"}),
+    # issue 26, 6: what a student writes reaches the instructor inert
+    Student("jslinker", "puts javascript: and data: links in Markdown of its own", solved(),
+            FULL, (), change=markdown_links),
+    Student("refuser", "hands in a kvlesson-refused.json of its own: a formula, a line that "
+            "accuses a classmate, terminal escapes", solved(), FULL,
+            (r"kvlesson-refused\.json: the name of the list the course's collect writes",),
+            files={REFUSALS: json.dumps(['=HYPERLINK("http://evil.example","open me")',
+                                         "x\n  partial · floor_plan · q1_answer: copied",
+                                         "\x1b[2J\x1b[31mred"]).encode()}, collected=True),
+    # issue 26, 7: one entry never stops the class
+    Student("oddnames", "hands in a link whose name is not UTF-8, a name with a newline, a "
+            "250-character name and a name that is a Markdown link", solved(), FULL,
+            (r"caf\\xe9\.lnk: a symbolic link", r"two\\nlines\.txt: a file handed in",
+             r"\(254 characters\)", r"\[x\]\(javascript:"),
+            files={os.fsdecode(b"caf\xe9.lnk"): ("link", "../../../gradebook.db"),
+                   "two\nlines.txt": b"x", "n" * 250 + ".txt": b"x",
+                   f"[x](javascript:alert('{MARKER}')).py": b"x"}),
+    Student("clearer", "clears the real record line from the test's output and prints a "
+            "forged one of right values", solved(ex1_1_answer=forger("clear_output()")),
+            without(EX1_1), (r"ex1_1_tests: 2 record lines",)),
+    Student("burier", "buries the real record line past nbgrader's 1,000 lines of output and "
+            "prints a forged one", solved(ex1_1_answer=forger("print('x\\n' * 1_100)")),
+            without(EX1_1), (r"ex1_1_tests: 2 record lines",)),
+    # issue 26, 3: whatever the student's process does to the watch inside it, the
+    # forbidden function is not there in the second run
+    Student("threader", "calls memory_parts from a thread started with _thread, which no "
+            "trace function sees", solved(q1_answer=THREADER), without(Q1),
+            (r"q1_pool_tests: scored 0: worked out again in a fresh box whose kvlesson lacks "
+             r"floor_view, memory_parts",)),
+    Student("threadtable", "fills a table of pool_bytes with memory_parts from a _thread "
+            "thread", solved(ex1_1_answer=THREAD_TABLE), without(EX1_1),
+            (r"ex1_1_tests: scored 0: worked out again .* lacks memory_parts,",)),
+    Student("piper", "keeps a copy of the watch's report pipe, closes the original, then "
+            "calls memory_parts by a name built at run time", solved(q1_answer=PIPER),
+            without(Q1), (r"q1_pool_tests: scored 0: worked out again",)),
+    Student("selfsender", "has the kernel send itself an execute_request with "
+            "store_history=False through its own connection file",
+            solved(q1_answer="pool_gb = _box['p'] / 1e9\n"
+                             "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9"),
+            without(Q1), (r"q1_pool_tests: scored 0: worked out again",),
+            cells=(("", SELF_SENDER),)),
     # 6. a notebook nbgrader cannot grade costs that student only
     Student("copier", "copies an answer cell by accident", solved(), 0.0,
             (r"copied \(copy and paste\)",), change=copy_answer_cell),
@@ -400,8 +526,10 @@ def _edit_setup(path: Path, extra: str) -> None:
 
 
 def submit(course_root: Path, student: Student) -> None:
-    """The student's work where `nbgrader collect` leaves it."""
-    folder = course_root / "submitted" / student.id / ASSIGNMENT
+    """The student's work where `nbgrader collect` leaves it (for a `collected` one, sealed
+    as the course's collect seals it, with collect's notes beside it)."""
+    final = course_root / "submitted" / student.id / ASSIGNMENT
+    folder = course_root / "inbound" / student.id if student.collected else final
     folder.mkdir(parents=True)
     path = folder / f"{NOTEBOOK}.ipynb"
     if f"{NOTEBOOK}.ipynb" not in student.files:
@@ -427,6 +555,10 @@ def submit(course_root: Path, student: Student) -> None:
             target.symlink_to(content[1])
         else:
             target.write_bytes(content)
+    if student.collected:  # as kvlesson.grading.exchange.SafeCollect.do_copy does
+        notes = [f"not collected: {refusal}" for refusal in seal.seal(folder, final)]
+        if notes:
+            (final / REFUSALS).write_text(json.dumps(notes, indent=1))
 
 
 @dataclass
@@ -537,15 +669,36 @@ def test_feedback_carries_no_link_left_in_a_working_copy_and_no_live_html(graded
     feedback = graded.course / "feedback"
     assert not [p for p in feedback.rglob("*") if p.is_symlink()]
     assert not list(feedback.rglob("leak.json"))
-    for student in ("htmler", "markdowner"):
+    for student in ("htmler", "markdowner", "jslinker", "oddnames", "refuser"):
         page = (feedback / student / ASSIGNMENT / f"{NOTEBOOK}.html").read_text()
         shown = graded.notebook(student)  # what the formgrader shows: outputs and Markdown
         stored = json.dumps([c.get("outputs", []) if c.cell_type == "code" else c.source
                              for c in shown.cells])
-        for live in (f"<script>alert('{MARKER}')", f"<script>document.title='{MARKER}'",
+        for text in (f"<script>alert('{MARKER}')", f"<script>document.title='{MARKER}'",
                      f"onerror=\"alert('{MARKER}')", f"onerror=\\\"alert('{MARKER}')",
-                     "application/javascript"):
-            assert live not in page and live not in stored, (student, live)
+                     "application/javascript", "\\href{javascript"):
+            assert text not in page and text not in stored, (student, text)
+        # the page's own scripts and styles aside, nothing that runs or loads: no handler,
+        # no javascript: or data: link, in the cells, the outputs or the grader's comments
+        running = [part for part in live(page, {"script", "style", "link", "meta"})
+                   if "javascript" in part or "data:" in part or " on" in part]
+        assert not running, (student, running)
+
+
+def test_what_a_student_wrote_reaches_the_summary_the_csvs_and_the_report_inert(graded):
+    """Class 6 and 7: the refuser's own list (a formula, a line accusing a classmate,
+    terminal escapes) and the odd names are left out or shown as text: no CSV cell starts a
+    formula, no line of the summary is forged, no terminal escape is printed, and the class
+    report's page runs nothing."""
+    out = graded.run.stdout + graded.run.stderr
+    assert "\x1b" not in out and "\r" not in out
+    assert not re.search(r"^\s*partial · floor_plan · q1_answer: copied", out, re.M), out
+    for path in (graded.course / "flags" / f"{ASSIGNMENT}.csv",
+                 graded.course / "reports" / f"{ASSIGNMENT}.csv"):
+        cells = [cell for row in csv.reader(path.open(newline="")) for cell in row]
+        assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")], path
+    page = (graded.course / "reports" / f"{ASSIGNMENT}.html").read_text()
+    assert not live(page, {"style", "meta"}), live(page, {"style", "meta"})
 
 
 def test_no_hash_of_a_graded_answer_is_in_the_graded_kernel(graded):
