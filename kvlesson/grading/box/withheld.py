@@ -8,8 +8,10 @@ copy could be read). In the copy, each forbidden function (every function or met
 model and the lesson of that name, as `kvlesson.grading.checks.forbidden.resolve` finds
 them) keeps its name and its signature, and raises `WITHHELD` when called: whatever the
 student's code does, in a thread, through a pipe or its own kernel channel, there is no
-code left in that process that computes it. The course's own cells that need it fail too,
-and what they would have computed is missing in that run as well.
+code left in that process that computes it. The course's own constants that the package
+computes with it when it is imported (the models, made from their configs) are carried in
+as data, read from the package as the grader imported it; the course's own cells that call
+it fail, and what they would have computed is missing in that run as well.
 
 Each copy is made once per set of names, into a folder the caller keeps (the grading run's),
 compiled, so the kernel imports it as fast as the original.
@@ -20,12 +22,15 @@ from __future__ import annotations
 import ast
 import compileall
 import hashlib
+import importlib
 import os
+import pickle
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
 import kvlesson
+from kvlesson.grading.checks import forbidden
 from kvlesson.grading.checks.forbidden import WINGS
 
 PACKAGE = Path(kvlesson.__file__).resolve().parent
@@ -40,11 +45,46 @@ def _stub(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
                                             args=[ast.Constant(message)], keywords=[]))]
 
 
-def withhold(source: str, names: frozenset[str]) -> str | None:
+def as_data(value: object, namespace: dict) -> ast.expr:
+    """An expression that gives `value` again in a module whose names are `namespace`: its
+    repr when that reads back equal (a model's dataclass, numbers, strings), else its
+    pickle."""
+    text = repr(value)
+    try:
+        if eval(text, dict(namespace)) == value:  # noqa: S307 - the course's own values
+            return ast.parse(text, mode="eval").body
+    except Exception:
+        pass
+    data = pickle.dumps(value)
+    return ast.parse(f"__import__('pickle').loads({data!r})", mode="eval").body
+
+
+def carry(tree: ast.Module, module: str, names: frozenset[str]) -> bool:
+    """Replace, in a module's syntax tree, each value its top level assigns by calling one
+    of `names` (at any depth of the package's own calls: `Model.from_hf_config(...)`) with
+    that value as data, read from the module as the grader imported it: the course's own
+    constants stay what they are without the code that made them. Whether any was."""
+    loaded = importlib.import_module(module)
+    codes = forbidden.resolve(names)
+    changed = False
+    for statement in tree.body:
+        if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
+            continue
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        if not all(isinstance(t, ast.Name) for t in targets) or not forbidden.used_in(
+                ast.unparse(statement.value), vars(loaded), codes):
+            continue
+        statement.value = as_data(getattr(loaded, targets[0].id), vars(loaded))
+        changed = True
+    return changed
+
+
+def withhold(source: str, names: frozenset[str], module: str | None = None) -> str | None:
     """A module's source with every function and method called one of `names` stubbed
-    (`_stub`), or None when it defines none of them."""
+    (`_stub`) and, for `module` (its dotted name), every value its top level computes with
+    them carried in as data (`carry`); None when nothing changed."""
     tree = ast.parse(source)
-    found = False
+    found = carry(tree, module, names) if module else False
     for node in tree.body:
         members = node.body if isinstance(node, ast.ClassDef) else [node]
         for member in members:
@@ -76,7 +116,8 @@ def package_without(names: Iterable[str], cache: Path) -> Path:
     shutil.copytree(PACKAGE, building, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for wing in WINGS:
         for path in sorted((building / wing).rglob("*.py")):
-            changed = withhold(path.read_text(), wanted)
+            module = ".".join(("kvlesson", *path.relative_to(building).with_suffix("").parts))
+            changed = withhold(path.read_text(), wanted, module.removesuffix(".__init__"))
             if changed is not None:
                 path.write_text(changed)
     compileall.compile_dir(building, quiet=2, workers=1)

@@ -61,3 +61,29 @@ def test_the_copy_lacks_what_it_withholds_and_keeps_the_rest(tmp_path):
         "3", f"memory_parts is {withheld.WITHHELD} in this run",
         f"memory_parts is {withheld.WITHHELD} in this run"], done.stdout
     assert list(copy.rglob("__pycache__/*.pyc")), "the copy is compiled once, not per kernel"
+
+
+def test_without_every_forbidden_function_of_the_course_every_module_imports(tmp_path):
+    """The package computes some constants with functions an exercise forbids (each model
+    from its config.json, by Model.from_hf_config): the copy carries them in as data, so
+    every module still imports and the constants are what they were."""
+    import json
+
+    from support.paths import ROOT
+    names = {name for path in (ROOT / "keys").glob("*.json")
+             for exercise in json.loads(path.read_text())["exercises"].values()
+             for name in exercise["forbidden"]}
+    copy = withheld.package_without(names, tmp_path / "cache")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "kvlesson").symlink_to(copy, target_is_directory=True)
+    probe = ("import sys, pkgutil, importlib; sys.path.insert(0, sys.argv[1]); import kvlesson\n"
+             "for info in pkgutil.walk_packages(kvlesson.__path__, 'kvlesson.'):\n"
+             "    if not info.name.endswith('__main__'):\n"
+             "        importlib.import_module(info.name)\n"
+             "print(repr(kvlesson.LLAMA_31_8B), repr(kvlesson.QWEN25_7B))")
+    done = subprocess.run([sys.executable, "-I", "-B", "-c", probe, str(site)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    import kvlesson
+    assert done.stdout.strip() == f"{kvlesson.LLAMA_31_8B!r} {kvlesson.QWEN25_7B!r}"
