@@ -34,6 +34,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -138,7 +139,8 @@ PACKAGE = "\npool_gb = kv.memory_parts(SHARE, gpu, model).pool_bytes / 1e9\n"
 # detached process wrote in its working copy.
 DETACHED = f'''
 import os, sys, time, socket, subprocess, _posixsubprocess
-for what, path in (("gradebook", "../../../gradebook.db"), ("key", "../../../keys/{ASSIGNMENT}.json")):
+for what, path in (("gradebook", "../../../gradebook.db"),
+                   ("key", "../../../keys/{ASSIGNMENT}.json")):
     try:
         open(path, "a").write("all marks: 100")
         print("WROTE", what)
@@ -247,7 +249,8 @@ def forger(erase: str) -> str:
     """FORGER with `erase`, the line that does away with the real record."""
     return FORGER.format(erase=erase).replace("SETTING", repr(KEY["setting"]))
 FORGED = "KVLESSON-MARK " + json.dumps({
-    "id": "ex1_1_tests", "values": [p["expected"] for p in KEY["exercises"]["ex1_1_tests"]["probes"]],
+    "id": "ex1_1_tests",
+    "values": [p["expected"] for p in KEY["exercises"]["ex1_1_tests"]["probes"]],
     "calls": [], "setting": KEY["setting"]})
 
 
@@ -324,8 +327,11 @@ def markdown_script(path: Path) -> None:
 
 
 SOLUTIONS_NB = ("link", str(ROOT / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"))
-HTML = f"\nfrom IPython.display import HTML, Javascript, display\ndisplay(HTML(\"<b>hi</b><script>alert('{MARKER}')</script><img src=x onerror=\\\"alert('{MARKER}')\\\">\"))\n"
-JS = f"\nfrom IPython.display import Javascript, display\ndisplay(Javascript(\"alert('{MARKER}')\"))\n"
+HTML = ("\nfrom IPython.display import HTML, Javascript, display\n"
+        f"display(HTML(\"<b>hi</b><script>alert('{MARKER}')</script>"
+        f"<img src=x onerror=\\\"alert('{MARKER}')\\\">\"))\n")
+JS = ("\nfrom IPython.display import Javascript, display\n"
+      f"display(Javascript(\"alert('{MARKER}')\"))\n")
 
 CLASS = [
     # honest students: their marks must stay exactly these, with no flag
@@ -358,8 +364,8 @@ CLASS = [
     Student("startup", "puts sitecustomize.py and an nbgrader_config.py that turns the box "
             "off beside the notebook", solved(), FULL, (),
             files={"sitecustomize.py": pwn("sitecustomize").encode(),
-                   "nbgrader_config.py": (pwn("nbgrader_config") +
-                                          "c = get_config()\nc.BoxedExecute.boxed = False\n").encode()}),
+                   "nbgrader_config.py": (pwn("nbgrader_config") + "c = get_config()\n"
+                                          "c.BoxedExecute.boxed = False\n").encode()}),
     # 2. links and special files
     Student("linker", "submits a link to the instructor's notebook instead of a notebook",
             {}, 0.0, (r"symbolic link", r"no notebook was submitted"),
@@ -410,8 +416,10 @@ CLASS = [
             without(Q1), (r"memory_parts",),
             cells=(("", "_parts = kv.memory_parts(SHARE, gpu, model)"),)),
     Student("builtname", "reaches memory_parts through a name built at run time",
-            solved(ex1_1_answer="import operator\n_mp = operator.attrgetter('memory' + '_parts')(kv)\n"
-                                "def pool_bytes(share):\n    return getattr(_mp(share, gpu, model), "
+            solved(ex1_1_answer="import operator\n"
+                                "_mp = operator.attrgetter('memory' + '_parts')(kv)\n"
+                                "def pool_bytes(share):\n"
+                                "    return getattr(_mp(share, gpu, model), "
                                 "'pool' + '_bytes')"),
             without(EX1_1), (r"memory_parts",)),
     Student("moduler", "hides memory_parts in a module of its own beside the notebook",
@@ -483,7 +491,8 @@ CLASS = [
             (r"not a notebook",), change=not_json),
     # 7. record lines that would break the marker
     Student("huge", "prints a 2 MB record line during the test", {
-            EX1_1: "def pool_bytes(share):\n    print('KVLESSON-MARK ' + '{\"x\": \"' + 'A' * 2 * 10**6 "
+            EX1_1: "def pool_bytes(share):\n"
+                   "    print('KVLESSON-MARK ' + '{\"x\": \"' + 'A' * 2 * 10**6 "
                    "+ '\"}')\n    return 0"}, 0.0, (r"record lines",)),
     Student("nested", "prints a deeply nested record line during the test", {
             EX1_1: "def pool_bytes(share):\n    print('KVLESSON-MARK ' + '[' * 40000 + ']' * "
@@ -505,7 +514,8 @@ import os, sys, _posixsubprocess
 started = 0
 for _ in range(500):
     try:
-        _posixsubprocess.fork_exec([sys.executable, "-c", "import time; time.sleep(30)", "{MARKER}"],
+        _posixsubprocess.fork_exec(
+            [sys.executable, "-c", "import time; time.sleep(30)", "{MARKER}"],
             [os.fsencode(sys.executable)], True, (), None, None, -1, -1, -1, -1, -1, -1,
             *os.pipe(), True, True, -1, None, None, None, -1, None, False)
         started += 1
@@ -520,7 +530,8 @@ HONEST = ("solver", "partial", "blank")
 
 def _edit_setup(path: Path, extra: str) -> None:
     nb = read_nb(path)
-    setup = next(c for c in nb.cells if c.cell_type == "code" and "import kvlesson as kv" in c.source)
+    setup = next(c for c in nb.cells
+                 if c.cell_type == "code" and "import kvlesson as kv" in c.source)
     setup.source += extra
     nbformat.write(nb, path)
 
@@ -581,7 +592,8 @@ class Graded:
         return read_nb(self.course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb")
 
     def printed(self, student: str, grade_id: str) -> str:
-        return "".join(o.get("text", "") for o in cell_by_id(self.notebook(student), grade_id).outputs)
+        cell = cell_by_id(self.notebook(student), grade_id)
+        return "".join(o.get("text", "") for o in cell.outputs)
 
 
 @pytest.fixture(scope="module")
@@ -633,7 +645,8 @@ def test_each_cheat_is_flagged_with_its_reason_and_shown_in_the_summary(graded, 
 
 def test_honest_students_keep_their_marks_and_get_no_flag(graded):
     expected = {"solver": POINTS, "blank": {t: 0.0 for t in POINTS},
-                "partial": {t: (p if t in graded_tests_of(FIRST) else 0.0) for t, p in POINTS.items()}}
+                "partial": {t: (p if t in graded_tests_of(FIRST) else 0.0)
+                            for t, p in POINTS.items()}}
     for student in HONEST:
         assert graded.grades(student) == expected[student], student
         assert graded.flags(student) == [], (student, graded.flags(student))
@@ -747,3 +760,41 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError:
         return b""
+
+
+# Students whose marks could hang on timing: a stuck kernel restarted, a thread, a message
+# the kernel sends itself, a forbidden call the ledger reports late, and an honest one.
+TIMING = ("solver", "stuck", "threader", "selfsender", "packager")
+
+
+@contextmanager
+def busy_cores(count: int = 2):
+    """`count` processes that keep a core busy each, for as long as the block runs."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+
+
+def test_marks_and_flags_are_the_same_with_one_job_on_busy_cores(graded, tmp_path):
+    """Determinism: the students of TIMING, graded again in a course of their own with
+    --jobs 1 while busy loops hold both cores, get exactly the marks and the flags they got
+    in the class's run with --jobs 2."""
+    root = copy_course(tmp_path / "course", [ASSIGNMENT])
+    set_cell_timeout(root, CELL_TIMEOUT)
+    env = {**graded.env, "HOME": str(tmp_path / "instructor")}
+    run_nbgrader(["generate_assignment", ASSIGNMENT, "--force"], root, env)
+    for student in TIMING:
+        submit(root, BY_ID[student])
+    command = [sys.executable, "-m", "kvlesson", "grade", ASSIGNMENT, "--course", str(root),
+               "--jobs", "1"]
+    with busy_cores():
+        subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=900)
+    again = Graded(root, graded.run, env)
+    for student in TIMING:
+        assert (again.grades(student), again.flags(student)) == \
+            (graded.grades(student), graded.flags(student)), student

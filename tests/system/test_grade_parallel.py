@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
@@ -36,6 +37,9 @@ ASSIGNMENT, NOTEBOOK = "01_floor_plan", "floor_plan"
 SOLVED = instructor_solutions(ASSIGNMENT, NOTEBOOK)
 FULL = 6.0
 SLEEPS = "\nimport time\ntime.sleep(9)\n"  # under a 10 s cell timeout: only the deadline stops it
+# The deadline of the deadline test: long enough for an honest submission of 01 (two kernels:
+# autograde and the second run) with both cores busy, short of the slow one's 6 x 9 s.
+DEADLINE = 30
 
 
 def make_course(base: Path, students: list[str], slow: tuple[str, ...] = (),
@@ -53,6 +57,10 @@ def make_course(base: Path, students: list[str], slow: tuple[str, ...] = (),
         path.write_bytes((root / "notebooks" / ASSIGNMENT / path.name).read_bytes())
         answers = {k: v + (SLEEPS if student in slow else "") for k, v in SOLVED.items()}
         edit_notebook(path, answers=answers)
+        if student in slow:  # three more cells of its own that sleep: 6 x 9 s in all
+            nb = nbformat.read(path, as_version=4)
+            nb.cells[3:3] = [nbformat.v4.new_code_cell(SLEEPS) for _ in range(3)]
+            nbformat.write(nb, path)
         (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
     return root, env
 
@@ -100,11 +108,11 @@ def test_a_deadline_costs_one_submission_and_a_rerun_from_anywhere_finds_the_cou
     names the course root (as the hub's does), finds the course and grades nothing again;
     from a folder that names none, it says which --course to give."""
     root, env = make_course(tmp_path, ["ann", "bob", "sleepy"], slow=("sleepy",), cell=10)
-    done = grade(root, env, "--course", str(root), "--jobs", "2", "--timeout", "12")
+    done = grade(root, env, "--course", str(root), "--jobs", "2", "--timeout", str(DEADLINE))
     assert done.returncode == 1, done.stdout + done.stderr
     assert scores(root) == {"ann": FULL, "bob": FULL, "sleepy": 0.0}
-    assert re.search(r"sleepy · - · -: not graded: grading took more than 12 s", done.stdout), \
-        done.stdout
+    assert re.search(rf"sleepy · - · -: not graded: grading took more than {DEADLINE} s",
+                     done.stdout), done.stdout
     jupyter, home = Path(env["JUPYTER_CONFIG_DIR"]), Path(env["HOME"])
     (jupyter / "nbgrader_config.py").write_text(
         f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\n")
@@ -139,7 +147,8 @@ def test_a_worker_or_the_command_killed_midway_loses_nothing(tmp_path):
     before = {s: score for s, score in scores(root).items() if s in marked(root, students)}
     assert 1 <= len(before) < len(students) and set(before.values()) == {FULL}, before
     time.sleep(1.0)
-    stray = [pid for pid in started if b"kvlesson.grading.grade.worker" in _read(Path(f"/proc/{pid}/cmdline"))]
+    stray = [pid for pid in started
+             if b"kvlesson.grading.grade.worker" in _read(Path(f"/proc/{pid}/cmdline"))]
     assert started and not stray, "a worker of the killed run is still alive"
     again = grade(root, env, "--course", str(root), "--jobs", "2")
     assert again.returncode == 0, again.stdout + again.stderr

@@ -75,6 +75,9 @@ class BoxedExecute(Execute):
                       "installed one (kvlesson.grading.box.withheld: the second run of a "
                       "submission, without its exercises' forbidden functions); empty: the "
                       "installed one").tag(config=True)
+    font_cache = Unicode("", help="matplotlib's list of the machine's fonts, made once "
+                         "(kvlesson.grading.box.fonts); empty: each kernel makes its own"
+                         ).tag(config=True)
     memory_bytes = Int(Limits.memory_bytes, help="address space each process of a graded "
                        "kernel may take, bytes").tag(config=True)
     processes = Int(Limits.processes, help="processes a graded kernel may run").tag(config=True)
@@ -115,7 +118,9 @@ class BoxedExecute(Execute):
                 "--work", str(work), "--connections", str(connections),
                 "--events", str(self._events), "--hide", str(exchange),
                 *[arg for path in self.hide for arg in ("--hide", path)], *ledger,
-                *(["--package", self.package] if self.package else []), *limits.arguments()]
+                *(["--package", self.package] if self.package else []),
+                *(["--font-cache", self.font_cache] if self.font_cache else []),
+                *limits.arguments()]
 
     def preprocess(self, nb: NotebookNode, resources=None, km=None):
         """Run every cell; after a lost or stuck cell, restart and go on."""

@@ -28,6 +28,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kvlesson.grading.box.fonts import where_matplotlib_looks
+
 BWRAP = "bwrap"  # Debian package `bubblewrap`
 # Environment variables the kernel keeps; everything else (tokens, the hub's API key) is dropped.
 KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "MPLBACKEND",
@@ -120,11 +122,12 @@ class Walls:
     disk_bytes: int = 256 * 2**20
     packages: tuple[Path, ...] = field(default_factory=tuple)  # Python and kvlesson, shown
     replaced: tuple[tuple[Path, Path], ...] = ()  # (a copy, the folder it stands in for)
+    files: tuple[tuple[Path, Path], ...] = ()  # (a file, where the box shows it read-only)
 
     @classmethod
     def for_submission(cls, course: Path, work: Path, connections: Path,
                        also_hidden: tuple[Path, ...] = (), disk_bytes: int = 256 * 2**20,
-                       package: Path | None = None) -> Walls:
+                       package: Path | None = None, font_cache: Path | None = None) -> Walls:
         """The walls for grading the working copy `work` of a course rooted at `course`:
         the course root, the course repository, the exchange and any `also_hidden` folder
         disappear, the grader's home and /tmp are emptied; Python and kvlesson stay readable
@@ -139,8 +142,10 @@ class Walls:
         packages = tuple(p for p in package_paths() if not any(inside(p, e) for e in emptied))
         replaced = () if package is None else tuple(
             (package.resolve(), folder) for folder in kvlesson_folders())
+        files = () if font_cache is None else (
+            (font_cache.resolve(), where_matplotlib_looks(home, font_cache)),)
         return cls(work.resolve(), connections.resolve(), hidden, scratch, shown, disk_bytes,
-                   packages, replaced)
+                   packages, replaced, files)
 
     def arguments(self) -> list[str]:
         """bwrap's arguments for these walls, in the order bwrap needs (a folder emptied
@@ -159,6 +164,8 @@ class Walls:
             args += ["--ro-bind", str(path), str(path)]
         for copy, folder in self.replaced:
             args += ["--ro-bind", str(copy), str(folder)]
+        for file, shown_at in self.files:
+            args += ["--ro-bind", str(file), str(shown_at)]
         args += [*size, "--tmpfs", str(self.work)]
         for entry in sorted(self.work.iterdir()):
             if entry.suffix == ".ipynb" and entry.is_file() and not entry.is_symlink():

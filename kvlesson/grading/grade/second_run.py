@@ -28,7 +28,8 @@ from __future__ import annotations
 import copy
 import json
 import shutil
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -83,7 +84,7 @@ def changed_answers(graded: Path, sealed: Path, key: dict, mark: NotebookMark, c
     everything = tuple(sorted({name for names in checks.values() for name in names}))
     later: dict[tuple[str, ...], list[str]] = {}
     after = _second(first, sealed, everything, list(checks), key, config, private, shared,
-                    spec, 1)
+                    spec)
     for grade_id, names in checks.items():
         if after[grade_id] == before[grade_id]:
             continue
@@ -91,17 +92,16 @@ def changed_answers(graded: Path, sealed: Path, key: dict, mark: NotebookMark, c
             changed[grade_id] = Changed(names, before[grade_id] or [], after[grade_id])
         else:
             later.setdefault(names, []).append(grade_id)
-    for run, (names, grade_ids) in enumerate(sorted(later.items()), start=2):
-        again = _second(first, sealed, names, grade_ids, key, config, private, shared, spec,
-                        run)
+    for names, grade_ids in sorted(later.items()):
+        again = _second(first, sealed, names, grade_ids, key, config, private, shared, spec)
         changed.update({g: Changed(names, before[g] or [], again[g]) for g in grade_ids
                         if again[g] != before[g]})
     return changed
 
 
 def _second(first: nbformat.NotebookNode, sealed: Path, names: tuple[str, ...],
-            grade_ids: list[str], key: dict, config, private: Path, shared: Path, spec: str,
-            run: int) -> dict[str, list[str] | None]:
+            grade_ids: list[str], key: dict, config, private: Path, shared: Path,
+            spec: str) -> dict[str, list[str] | None]:
     """One second run without `names`: the answers the tests `grade_ids` record."""
     from kvlesson.grading.box.execute import BoxedExecute
 
@@ -111,6 +111,7 @@ def _second(first: nbformat.NotebookNode, sealed: Path, names: tuple[str, ...],
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
+    run = len(list(private.glob("second-*.json"))) + 1  # a fresh one for each run
     work = private / f"second-{run}"
     work.mkdir()
     shutil.copy(sealed, work / sealed.name)  # the working copy holds what run 1's did
@@ -134,17 +135,22 @@ class SecondRun:
     shared: Path
     spec: str
     sealed: Path
+    log: list[str] = field(default_factory=list)  # what it did, for the run's log
 
     def check(self, path: Path, key: dict, mark: NotebookMark) -> NotebookMark:
         """`mark` with every right answer that changes without its exercise's forbidden
         functions zeroed; if the second run cannot be made, every answer it had to check
         is zeroed, saying so (a submission that breaks it keeps no point it could not
         check)."""
+        start, runs = time.monotonic(), len(list(self.private.glob("second-*.json")))
         try:
-            changed = changed_answers(path, self.sealed / path.name, key, mark,
-                                                 self.config, self.private, self.shared,
-                                                 self.spec)
+            changed = changed_answers(path, self.sealed / path.name, key, mark, self.config,
+                                      self.private, self.shared, self.spec)
             words = {grade_id: c.words() for grade_id, c in changed.items()}
+            runs = len(list(self.private.glob("second-*.json"))) - runs
+            self.log.append(f"kvlesson second run of {path.name}: {runs} runs, "
+                            f"{len(to_compare(mark, key))} right answers checked, "
+                            f"{len(words)} changed, {time.monotonic() - start:.1f} s")
         except Exception as error:
             words = {grade_id: f"scored 0: the second run without its forbidden functions "
                      f"could not be made ({type(error).__name__}: {str(error)[:200]}); "

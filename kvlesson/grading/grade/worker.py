@@ -27,6 +27,7 @@ from pathlib import Path
 
 import nbformat
 
+from kvlesson.grading.box import fonts
 from kvlesson.grading.box.flags import read_flags
 from kvlesson.grading.box.ledger import cell_source_hash
 from kvlesson.grading.course import contract, folders, seal
@@ -88,6 +89,11 @@ def ledger_spec(root: Path, assignment: str, forbidden: tuple[str, ...]) -> str:
 @functools.lru_cache(maxsize=16)
 def _course(root: Path) -> Course:
     return Course(root, folders.load(root))
+
+
+def shared_folder(job: Job) -> Path:
+    """The folder the run's workers share (the job's own folder when none is given)."""
+    return Path(job.shared) if job.shared else Path(job.private) / "shared"
 
 
 @functools.lru_cache(maxsize=16)
@@ -181,10 +187,12 @@ def _grade(job: Job) -> SubmissionResult:
                 "of the assignment and paste your answers into it"))
     graded = result(True, autograded=str(out), log=log)
     grades = _grades(private / "gradebook.db", job.assignment, job.student)
-    again = second_run.SecondRun(config, private, Path(job.shared),
+    again = second_run.SecondRun(config, private, shared_folder(job),
                                  (private / "ledger.json").read_text(), sealed)
     for path in notebooks:
         notebook, found = _marked(root, job.assignment, path, key, again)
+        graded.log = "\n".join([graded.log, *again.log])[-LOG_LIMIT:]
+        again.log.clear()
         graded.notebooks[path.stem] = replace(grades.get(path.stem, NotebookResult()),
                                               marks=notebook.marks, tampered=notebook.tampered)
         graded.flags += found
@@ -201,6 +209,7 @@ def _autograde(job: Job, config, private: Path) -> tuple[bool, str]:
     config.CourseDirectory.root = str(private)
     config.CourseDirectory.db_url = f"sqlite:///{private / 'gradebook.db'}"
     config.BoxedExecute.ledger = str(private / "ledger.json")
+    config.BoxedExecute.font_cache = fonts.font_cache(shared_folder(job))
     config.BoxedExecute.hide = [job.root, *job.hide]
     coursedir = CourseDirectory(config=config)
     coursedir.assignment_id, coursedir.student_id = job.assignment, job.student
