@@ -152,18 +152,26 @@ def _copy_at_most(src, out, limit: int) -> int | None:
 def seal(source: Path, dest: Path, limits: SealLimits = SealLimits(),
          ignore: tuple[str, ...] = ()) -> list[Refusal]:
     """Copy the folder `source` into the new folder `dest`, plain files and folders only;
-    what was left out, with the reasons. `source` itself must be a real folder, not a link
-    to one; names matching an `ignore` pattern are skipped without a word, and a top-level
+    what was left out, with the reasons. A `source` that is not a real folder (a link to
+    one, a file) gives an empty `dest` and a refusal, never an error: one entry of the
+    exchange must not stop a collection. Names matching an `ignore` pattern are skipped
+    without a word, and a top-level
     `REFUSALS` file that is not ignored is left out with a refusal (only collect writes
     one, after sealing, so the list the grader reads is never the student's)."""
     source, dest = Path(source), Path(dest)
-    info = os.lstat(source)
-    if not stat.S_ISDIR(info.st_mode):
-        kind = kind_of(info.st_mode) or "a file"
-        raise ValueError(f"{source} is {kind}, not a submission folder")
-    if dest.exists():
+    if dest.exists() or dest.is_symlink():
         raise ValueError(f"{dest} already exists: a sealed copy goes into a new folder")
     dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        info = os.lstat(source)
+    except OSError as error:
+        dest.mkdir(mode=0o755)
+        return [Refusal(".", f"the submission cannot be read ({error.strerror}): nothing "
+                             "was copied")]
+    if not stat.S_ISDIR(info.st_mode):  # that student's submission is empty; the rest go on
+        dest.mkdir(mode=0o755)
+        kind = kind_of(info.st_mode) or "a file"
+        return [Refusal(".", f"the submission is {kind}, not a folder: nothing was copied")]
     copy = _Copy(limits, ignore)
     try:
         copy.folder(source, dest, Path("."), 0)

@@ -76,11 +76,18 @@ def test_counts_sizes_and_depth_have_limits(tmp_path):
                                                                            "f4.txt", "f5.txt"]
 
 
-def test_a_link_as_the_submission_itself_and_an_existing_copy_are_refused(tmp_path):
+def test_a_link_or_a_file_as_the_submission_itself_is_an_empty_submission(tmp_path):
+    """Refused with the reason, never raised: an entry of the exchange named as a
+    submission but made a file or a link must not stop the collection of the class."""
     (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "floor_plan.ipynb").write_text("{}")
     (tmp_path / "link").symlink_to(tmp_path / "real", target_is_directory=True)
-    with pytest.raises(ValueError, match="a symbolic link, not a submission folder"):
-        seal.seal(tmp_path / "link", tmp_path / "sealed")
+    (tmp_path / "file").write_text("not a folder")
+    for name, kind in (("link", "a symbolic link"), ("file", "a file")):
+        refused = seal.seal(tmp_path / name, tmp_path / f"sealed-{name}")
+        assert [(r.path, r.reason) for r in refused] == [
+            (".", f"the submission is {kind}, not a folder: nothing was copied")]
+        assert list((tmp_path / f"sealed-{name}").iterdir()) == []
     (tmp_path / "sealed").mkdir()
     with pytest.raises(ValueError, match="already exists"):
         seal.seal(tmp_path / "real", tmp_path / "sealed")
