@@ -11,6 +11,7 @@ from any folder the nbgrader configuration names it in.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import signal
@@ -37,19 +38,26 @@ ASSIGNMENT, NOTEBOOK = "01_floor_plan", "floor_plan"
 SOLVED = instructor_solutions(ASSIGNMENT, NOTEBOOK)
 FULL = 6.0
 SLEEPS = "\nimport time\ntime.sleep(9)\n"  # under a 10 s cell timeout: only the deadline stops it
-# The deadline of the deadline test: long enough for an honest submission of 01 (two kernels:
-# autograde and the second run) with both cores busy, short of the slow one's 6 x 9 s.
-DEADLINE = 30
+# The deadline test's deadline: this many times what an honest submission took just before,
+# graded alone on this machine as loaded as it is now, and no less than SHORTEST seconds.
+MARGIN, SHORTEST = 3, 20
 
 
 def make_course(base: Path, students: list[str], slow: tuple[str, ...] = (),
-                cell: int = 5) -> tuple[Path, dict]:
+                cell: int = 5, sleeps: int = 3) -> tuple[Path, dict]:
     """A course copy, released, with `students` answering everything right (`slow` ones
-    also sleeping in every answer cell, under the `cell` timeout)."""
+    also sleeping in every answer cell and in `sleeps` cells of their own, 9 s each, under
+    the `cell` timeout)."""
     root = command.copy_course(base / "course", [ASSIGNMENT])
     set_cell_timeout(root, cell)
     env = account_env(base / "instructor", "instructor")
     run_nbgrader(["generate_assignment", ASSIGNMENT, "--force"], root, env)
+    submit(root, students, slow, sleeps)
+    return root, env
+
+
+def submit(root: Path, students: list[str], slow: tuple[str, ...] = (), sleeps: int = 3) -> None:
+    """Collected submissions of `students` (see make_course)."""
     for student in students:
         folder = root / "submitted" / student / ASSIGNMENT
         folder.mkdir(parents=True)
@@ -57,12 +65,11 @@ def make_course(base: Path, students: list[str], slow: tuple[str, ...] = (),
         path.write_bytes((root / "notebooks" / ASSIGNMENT / path.name).read_bytes())
         answers = {k: v + (SLEEPS if student in slow else "") for k, v in SOLVED.items()}
         edit_notebook(path, answers=answers)
-        if student in slow:  # three more cells of its own that sleep: 6 x 9 s in all
+        if student in slow:  # cells of its own that sleep
             nb = nbformat.read(path, as_version=4)
-            nb.cells[3:3] = [nbformat.v4.new_code_cell(SLEEPS) for _ in range(3)]
+            nb.cells[3:3] = [nbformat.v4.new_code_cell(SLEEPS) for _ in range(sleeps)]
             nbformat.write(nb, path)
         (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
-    return root, env
 
 
 def grade(root: Path, env: dict, *options: str, cwd: Path | None = None,
@@ -103,15 +110,21 @@ def children(pid: int) -> list[int]:
 
 
 def test_a_deadline_costs_one_submission_and_a_rerun_from_anywhere_finds_the_course(tmp_path):
-    """Three graded side by side, one of them past --timeout: it scores 0 with the reason,
-    the others are graded; a run from the instructor's home, whose nbgrader configuration
+    """Graded side by side with a deadline three times what an honest one took just before
+    on this machine, an honest submission keeps its mark and one past --timeout scores 0
+    with the reason; a run from the instructor's home, whose nbgrader configuration
     names the course root (as the hub's does), finds the course and grades nothing again;
     from a folder that names none, it says which --course to give."""
-    root, env = make_course(tmp_path, ["ann", "bob", "sleepy"], slow=("sleepy",), cell=10)
-    done = grade(root, env, "--course", str(root), "--jobs", "2", "--timeout", str(DEADLINE))
+    root, env = make_course(tmp_path, ["ann"], cell=10)
+    start = time.monotonic()
+    alone = grade(root, env, "--course", str(root), "--jobs", "1")
+    assert alone.returncode == 0, alone.stdout + alone.stderr
+    deadline = max(SHORTEST, math.ceil(MARGIN * (time.monotonic() - start)))
+    submit(root, ["bob", "sleepy"], slow=("sleepy",), sleeps=deadline // 9 + 1)
+    done = grade(root, env, "--course", str(root), "--jobs", "2", "--timeout", str(deadline))
     assert done.returncode == 1, done.stdout + done.stderr
     assert scores(root) == {"ann": FULL, "bob": FULL, "sleepy": 0.0}
-    assert re.search(rf"sleepy · - · -: not graded: grading took more than {DEADLINE} s",
+    assert re.search(rf"sleepy · - · -: not graded: grading took more than {deadline} s",
                      done.stdout), done.stdout
     jupyter, home = Path(env["JUPYTER_CONFIG_DIR"]), Path(env["HOME"])
     (jupyter / "nbgrader_config.py").write_text(

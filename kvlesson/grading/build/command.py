@@ -129,7 +129,8 @@ def execute(path: Path, root: Path, parameters: dict | None = None,
             if "execution_count" in output:
                 output["execution_count"] = count
     nbformat.write(clean(nb), target or path)
-    key.update(tables_for([c.source for c in nb.cells if c.cell_type == "code"]))
+    key.update(tables_for([c.source for c in nb.cells if c.cell_type == "code"],
+                          key_path(path.parents[2], assignment) if parameters else None))
     write_key(key_path(root, assignment), key)
 
 

@@ -5,8 +5,9 @@ them (a module, a data file, a folder, a notebook the assignment does not have) 
 out of the sealed copy the grader works from: the grading box never sees it, so a notebook
 can neither read nor import it, in any environment and with any release of IPython. Each
 file left out is named in a flag, with the reason in words the student reads in the
-feedback. nbgrader's own `timestamp.txt` stays (autograde reads the submission's time from
-it; the kernel never sees it: the box shows it the notebooks only, `box/walls.py`).
+feedback. nbgrader's own files stay (`timestamp.txt`, which autograde reads the submission's
+time from, and `submission_secret.txt`, which releasing feedback needs); the kernel never
+sees them: the box shows it the notebooks only (`box/walls.py`).
 docs/instructors.md ("What a student hands in") says the same to instructors.
 """
 
@@ -21,7 +22,9 @@ from pathlib import Path
 from kvlesson.grading.course.seal import Refusal
 from kvlesson.grading.course.text import printable
 
-NBGRADER_FILES = ("timestamp.txt",)  # written by nbgrader's submit and the course's collect
+# nbgrader's own files of a submission: its time (autograde reads it) and the secret its
+# feedback is released under (release_feedback needs it beside the feedback)
+NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")
 
 
 def why_left_out(name: str, notebooks: list[str], folder: bool) -> str:

@@ -21,6 +21,7 @@ def submission(folder: Path) -> Path:
     folder.mkdir()
     (folder / "floor_plan.ipynb").write_text('{"cells": []}')
     (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
+    (folder / "submission_secret.txt").write_text("s3cr3t")
     (folder / "helper.py").write_text("import kvlesson\n")
     (folder / "floor_plan-Copy1.ipynb").write_text('{"cells": []}')
     (folder / "data").mkdir()
@@ -28,10 +29,11 @@ def submission(folder: Path) -> Path:
     return folder
 
 
-def test_only_the_assignments_notebooks_and_nbgraders_time_stay(tmp_path):
+def test_only_the_assignments_notebooks_and_nbgraders_own_files_stay(tmp_path):
     sealed = submission(tmp_path / "sealed")
     removed = {r.path: r.reason for r in contract.keep_notebooks(sealed, NOTEBOOKS)}
-    assert sorted(p.name for p in sealed.iterdir()) == ["floor_plan.ipynb", "timestamp.txt"]
+    assert sorted(p.name for p in sealed.iterdir()) == [
+        "floor_plan.ipynb", "submission_secret.txt", "timestamp.txt"]
     assert sorted(removed) == ["data/", "floor_plan-Copy1.ipynb", "helper.py"]
     assert removed["helper.py"].startswith("a file handed in beside the notebook: only "
                                            "floor_plan.ipynb is graded")
