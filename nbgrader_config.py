@@ -25,8 +25,9 @@ c.Autograde.autograde_preprocessors = [
     for step in Autograde.class_traits()["autograde_preprocessors"].default()
 ]
 # Locked cells are put back as the instructor wrote them; nbgrader's warning that one
-# "has changed" comes only when it differs from what the release gave (kvlesson/grading/course/released.py:
-# without it, every test cell with hidden tests of every honest student is warned about).
+# "has changed" comes only when it differs from what the release gave
+# (kvlesson/grading/course/released.py: without it, every test cell with hidden tests of every
+# honest student is warned about).
 c.Autograde.sanitize_preprocessors = [
     "kvlesson.grading.course.released.OverwriteReleasedCells" if step is OverwriteCells else step
     for step in Autograde.class_traits()["sanitize_preprocessors"].default()
@@ -46,9 +47,13 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 c.ExchangeFactory.collect = "kvlesson.grading.exchange.SafeCollect"
 c.ExchangeFactory.submit = "kvlesson.grading.exchange.SafeSubmit"
 c.ExchangeFactory.release_feedback = "kvlesson.grading.exchange.SafeReleaseFeedback"
-# Feedback pages keep only inert HTML (the grading command also cleans every graded
-# notebook before the formgrader shows it).
+# Feedback pages and the formgrader keep only inert HTML: the grading command cleans every
+# graded notebook as rendered before it stores it, and the pages clean again as they render,
+# with the course's cleaner in place of nbconvert's (nbgrader's templates render Markdown,
+# comments included, without cleaning; nbconvert's cleaner drops the figures' images).
 c.HTMLExporter.sanitize_html = True
+c.HTMLExporter.filters = {"clean_html": "kvlesson.grading.grade.sanitize.clean_html",
+                          "markdown2html": "kvlesson.grading.grade.sanitize.markdown2html"}
 # The grading command's mark of a graded folder stays with the grader: never in feedback.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
                             ".kvlesson-graded.json"]

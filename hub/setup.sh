@@ -7,9 +7,9 @@
 # each user's server as that user, so the user must be able to run this Python):
 #
 #   PREFIX/venv        a virtual environment from Debian's /usr/bin/python3 with
-#                      JupyterHub and the course at the versions of
-#                      binder/requirements.txt (kvlesson installed as a package,
-#                      not editable, so solutions/ stays out of it)
+#                      JupyterHub and the course at the versions of the shared lock,
+#                      constraints.txt (kvlesson installed as a package, not
+#                      editable, so solutions/ stays out of it)
 #   PREFIX/proxy       configurable-http-proxy, JupyterHub's proxy, from npm
 #   PREFIX/etc/...     the hub's configuration (jupyterhub_config.py) and the Jupyter
 #                      configuration it hands each account, copied from hub/
@@ -17,13 +17,13 @@
 # and /srv/jupyterhub, the hub's own state (its database, cookie secret and process ids),
 # a folder only root may enter.
 #
-# Re-running it is quick: packages are reinstalled only when a version or the
+# Re-running it is quick: packages are reinstalled only when the lock or the
 # package's source changed; the configuration is copied every time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PREFIX=/opt/kvlesson-hub      # also in hub/jupyterhub_config.py
-JUPYTERHUB_VERSION=6.1.1        # PyPI, November 2026
+JUPYTERHUB_VERSION=6.1.1        # PyPI, November 2026 (scripts/lock.sh locks its dependencies)
 PROXY_VERSION=5.3.0             # npm configurable-http-proxy, November 2026
 VENV="$PREFIX/venv"
 if [ "$(id -u)" != 0 ]; then
@@ -44,8 +44,8 @@ fi
 
 umask 022
 mkdir -p "$PREFIX"
-# The packages' stamp: this script, the pins, and the package's source.
-stamp="$( { echo "$JUPYTERHUB_VERSION $PROXY_VERSION"; cat hub/setup.sh binder/requirements.txt pyproject.toml;
+# The packages' stamp: this script, the lock, and the package's source.
+stamp="$( { echo "$JUPYTERHUB_VERSION $PROXY_VERSION"; cat hub/setup.sh constraints.txt pyproject.toml;
             find kvlesson -name '*.py' | sort | xargs cat; } | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$PREFIX/packages.stamp" 2>/dev/null)" != "$stamp" ]; then
     [ -x "$VENV/bin/python" ] || /usr/bin/python3 -m venv "$VENV"
@@ -53,11 +53,11 @@ if [ "$(cat "$PREFIX/packages.stamp" 2>/dev/null)" != "$stamp" ]; then
     package="$(mktemp -d)"
     trap 'rm -rf "$package"' EXIT
     cp -r pyproject.toml README.md kvlesson "$package/"
-    # The pins, JupyterHub and whatever the package asks for; then the package itself
-    # again, so that a changed source replaces an installed copy of the same version.
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check \
-        "jupyterhub==$JUPYTERHUB_VERSION" -r <(grep -v '^-e' binder/requirements.txt) \
-        "$package[course]"
+    # JupyterHub and the course with its `course` extra, every package at the lock's
+    # version; then the package itself again, so that a changed source replaces an
+    # installed copy of the same version.
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -c constraints.txt \
+        "jupyterhub==$JUPYTERHUB_VERSION" "$package[course]"
     "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
         --force-reinstall "$package"
     # Each server and nbgrader command starts 1.4 s sooner without jsonschema's unused

@@ -10,7 +10,8 @@
 # The Python: the active virtual environment (VIRTUAL_ENV or CONDA_PREFIX) if there is one,
 # else the repository's own .venv, made from python3 on the first run (a system Python
 # marked "externally managed" refuses pip). The course goes in with pip (editable, with the
-# `course` extra) on the first run and again only when pyproject.toml changes. For the tests:
+# `course` extra, at the versions of constraints.txt, which CI tests) on the first run and again
+# only when pyproject.toml or constraints.txt changes. For the tests:
 # KVLESSON_PYTHON names a Python that already has the course (no venv, no pip).
 #
 # A student's JupyterLab (`kvlesson open`, kvlesson/grading/student_lab.py) serves notebooks/
@@ -59,20 +60,23 @@ fi
 need_python "$python"
 
 if [ "$install" = yes ]; then
-  # What the last install was for: this Python, this pyproject.toml, and nothing missing
+  # What the last install was for: this Python, this pyproject.toml and constraints.txt, and
+  # nothing missing
   # (-I: the repository's own folder is not on the path, so kvlesson must be installed).
   installed=$("$python" -I -c '
 import hashlib, importlib.util, sys
 missing = [m for m in ("kvlesson", "jupyterlab", "nbgrader", "ipywidgets")
            if importlib.util.find_spec(m) is None]
-print(sys.prefix, hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest(), *missing)')
+pins = open("pyproject.toml", "rb").read() + open("constraints.txt", "rb").read()
+print(sys.prefix, hashlib.sha256(pins).hexdigest(), *missing)')
   if [ "$installed" != "$(cat "$state/installed" 2>/dev/null)" ]; then
     echo "Installing the course into $("$python" -c 'import sys; print(sys.prefix)') (about a minute the first time) ..."
-    "$python" -m pip install -q --disable-pip-version-check -e ".[course]"
+    "$python" -m pip install -q --disable-pip-version-check -e ".[course]" -c constraints.txt
     mkdir -p "$state"
     "$python" -I -c '
 import hashlib, sys
-print(sys.prefix, hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest())' > "$state/installed"
+pins = open("pyproject.toml", "rb").read() + open("constraints.txt", "rb").read()
+print(sys.prefix, hashlib.sha256(pins).hexdigest())' > "$state/installed"
   fi
 fi
 

@@ -149,39 +149,59 @@ def run(name: str, choice: Choice, seed: int) -> tuple[Latency | None, str]:
 
 
 def best(name: str, seed: int = SHOWN_SEED) -> tuple[Choice, float]:
-    """The grid's choice with the most tokens/s among those that meet the target: stored for
-    the days the course uses (tests/serving/test_capstone.py checks them against `search`), searched
-    for any other day."""
-    return BEST.get((name, seed)) or search(name, seed)
+    """The grid's choice with the most tokens/s among those that meet the target, and its
+    tokens/s: the grid search (the answer a student must find; the grader's table of them
+    lives with its key, not here)."""
+    return search(name, seed)
+
+
+def best_tokens_per_s(name: str, seed: int = SHOWN_SEED) -> float:
+    """The tokens/s of the grid's best choice for the user on that day: what a choice must
+    reach 90% of. Stored for the days the course uses (no choice with them), searched for
+    any other day."""
+    stored = BEST_TOKENS_PER_S.get((user(name).name, whole("seed", seed, 0)))
+    return stored if stored is not None else search(name, seed)[1]
 
 
 @functools.lru_cache(maxsize=64)
 def search(name: str, seed: int = SHOWN_SEED) -> tuple[Choice, float]:
     """The grid search: the choice with the most tokens/s among those that meet the target
-    (the first in the grid's order when two tie)."""
-    found = []
+    (the first in the grid's order when two tie). A ceiling shorter than the day's longest
+    chat refuses it, so that choice is not served; and the ceiling changes a run only by
+    whether the server starts and what it refuses (`reserved` is off here), so settings
+    that differ only in a ceiling that starts and refuses nothing share one run."""
+    day = user(name).workload(seed)
+    longest_chat = max(chat.tokens for chat in day)
+    found, served = [], {}
     for values in itertools.product(*GRID.values()):
         choice = Choice(*values)
-        report, _ = run(name, choice, seed)
-        if report is not None and not user(name).misses(report):
-            found.append((report.tokens_per_s, values))
+        if choice.longest < longest_chat:
+            continue
+        same = (choice.share, choice.cap, choice.budget, choice.admission)
+        report = served[same] if same in served else run(name, choice, seed)[0]
+        if report is not None:
+            served[same] = report
+            if not user(name).misses(report):
+                found.append((report.tokens_per_s, values))
     if not found:
         raise ValueError(f"no choice in the grid meets the {name} target")
     tokens_per_s, values = max(found, key=lambda pair: pair[0])
     return Choice(*values), tokens_per_s
 
 
-# search(name, seed) for the shown day and the hidden days, stored (162 runs each to redo).
-BEST = {
-    ("assistant", 1): (Choice(85, 32_000, 4, None, None), 3.4032367254286986),
-    ("assistant", 2): (Choice(85, 32_000, 4, None, None), 3.8142171268648664),
-    ("assistant", 3): (Choice(85, 32_000, 4, 256, None), 4.971687986297083),
-    ("office", 1): (Choice(95, 16_000, 16, 256, None), 205.91641376954178),
-    ("office", 2): (Choice(90, 16_000, 16, 256, None), 133.4573488607806),
-    ("office", 3): (Choice(95, 16_000, 16, 256, None), 205.09077029300695),
-    ("app", 1): (Choice(85, 8_000, 16, 256, None), 248.16693218876725),
-    ("app", 2): (Choice(85, 8_000, 16, None, None), 243.15121259226166),
-    ("app", 3): (Choice(85, 8_000, 16, 256, None), 243.00123643617792),
+# The best tokens/s for the shown day and the hidden days (search(name, seed)[1], which
+# tests/serving/test_capstone.py checks against the grader's key, keys/06_traffic.json,
+# where the build writes the best choices themselves).
+BEST_TOKENS_PER_S = {
+    ("assistant", 1): 3.4032367254286986,
+    ("assistant", 2): 3.8142171268648664,
+    ("assistant", 3): 4.971687986297083,
+    ("office", 1): 205.91641376954178,
+    ("office", 2): 133.4573488607806,
+    ("office", 3): 205.09077029300695,
+    ("app", 1): 248.16693218876725,
+    ("app", 2): 243.15121259226166,
+    ("app", 3): 243.00123643617792,
 }
 
 
@@ -205,7 +225,7 @@ def verdict(name: str, choice: Choice | dict, seed: int = SHOWN_SEED) -> Verdict
     """Run `choice` on the user's day and judge it against the target and the grid's best."""
     choice = as_choice(choice)
     report, failure = run(name, choice, seed)
-    top = best(name, seed)[1]
+    top = best_tokens_per_s(name, seed)
     if report is None:
         return Verdict(False, None, top, (failure,))
     problems = user(name).misses(report)

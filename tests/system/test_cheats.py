@@ -34,6 +34,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -43,7 +44,9 @@ import pytest
 from nbgrader.api import Gradebook
 
 from kvlesson.grading.build.command import copy_course
+from kvlesson.grading.course import seal
 from kvlesson.grading.course.key import key_path, read_key
+from kvlesson.grading.course.seal import REFUSALS
 from support.course import (
     ROOT,
     account_env,
@@ -55,6 +58,7 @@ from support.course import (
     run_nbgrader,
     set_cell_timeout,
 )
+from support.live_html import live
 
 ASSIGNMENT, NOTEBOOK = "01_floor_plan", "floor_plan"
 COURSE_ID = "kvlesson"  # c.CourseDirectory.course_id in nbgrader_config.py
@@ -135,7 +139,8 @@ PACKAGE = "\npool_gb = kv.memory_parts(SHARE, gpu, model).pool_bytes / 1e9\n"
 # detached process wrote in its working copy.
 DETACHED = f'''
 import os, sys, time, socket, subprocess, _posixsubprocess
-for what, path in (("gradebook", "../../../gradebook.db"), ("key", "../../../keys/{ASSIGNMENT}.json")):
+for what, path in (("gradebook", "../../../gradebook.db"),
+                   ("key", "../../../keys/{ASSIGNMENT}.json")):
     try:
         open(path, "a").write("all marks: 100")
         print("WROTE", what)
@@ -178,8 +183,74 @@ time.sleep(2.5)
 for name in ("started.txt", "tcp.txt"):
     print(name, open(name).read() if os.path.exists(name) else "missing")
 '''
+WRITER = ("open('mymod.py', 'w').write('import kvlesson\\ndef f(s, g, m):\\n    return "
+          "getattr(kvlesson, \\'memory\\' + \\'_parts\\')(s, g, m)\\n')\nimport mymod\n"
+          "pool_gb = mymod.f(SHARE, gpu, model).pool_bytes / 1e9\n"
+          "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9")
+UNUSED = "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9\n"
+BUILT = "getattr(kv, 'memory' + '_parts')"  # memory_parts by a name no reading of code sees
+THREADER = f"""import _thread, time
+_box = {{}}
+_thread.start_new_thread(lambda: _box.update(p={BUILT}(SHARE, gpu, model).pool_bytes), ())
+for _ in range(200):
+    if 'p' in _box:
+        break
+    time.sleep(0.01)
+pool_gb = _box['p'] / 1e9
+""" + UNUSED
+THREAD_TABLE = f"""import _thread, time
+_table = {{}}
+def _fill():
+    for share in range(1, 101):
+        _table[share] = {BUILT}(share, gpu, model).pool_bytes
+    _table['done'] = True
+_thread.start_new_thread(_fill, ())
+for _ in range(200):
+    if 'done' in _table:
+        break
+    time.sleep(0.01)
+def pool_bytes(share):
+    return _table[share]
+"""
+PIPER = f"""import os
+_argv = open('/proc/self/cmdline').read().split(chr(0))
+_fd = int(_argv[_argv.index('--fd') + 1])
+_keep = os.dup(_fd)
+os.close(_fd)
+pool_gb = {BUILT}(SHARE, gpu, model).pool_bytes / 1e9
+""" + UNUSED
+SELF_SENDER = f"""import jupyter_client
+_argv = open('/proc/self/cmdline').read().split(chr(0))
+_kc = jupyter_client.BlockingKernelClient(connection_file=_argv[_argv.index('-f') + 1])
+_kc.load_connection_file()
+_kc.start_channels()
+_kc.execute("_box = {{'p': {BUILT}(SHARE, gpu, model).pool_bytes}}", store_history=False)
+"""
+# A wrong pool_bytes (0) whose first visible probe erases the real record line and prints
+# one of right values in its place, as if the hidden probes had given them.
+FORGER = """
+import json
+from IPython.display import clear_output
+_asked = []
+def _right(share):
+    return share / 100 * gpu.memory_bytes - model.weights_bytes - kv.RESERVE_BYTES
+def pool_bytes(share):
+    _asked.append(share)
+    if len(_asked) == 6:
+        {erase}
+        values = [{{"t": "float", "v": _right(s), "type": "float"}} for s in _asked[:5]]
+        print("KVLESSON-MARK " + json.dumps({{"id": "ex1_1_tests", "values": values,
+                                              "calls": [], "setting": SETTING}}))
+    return 0
+"""
+
+
+def forger(erase: str) -> str:
+    """FORGER with `erase`, the line that does away with the real record."""
+    return FORGER.format(erase=erase).replace("SETTING", repr(KEY["setting"]))
 FORGED = "KVLESSON-MARK " + json.dumps({
-    "id": "ex1_1_tests", "values": [p["expected"] for p in KEY["exercises"]["ex1_1_tests"]["probes"]],
+    "id": "ex1_1_tests",
+    "values": [p["expected"] for p in KEY["exercises"]["ex1_1_tests"]["probes"]],
     "calls": [], "setting": KEY["setting"]})
 
 
@@ -196,6 +267,7 @@ class Student:
     cells: tuple[tuple[str, str], ...] = ()  # (grade id of the answer cell it follows, code)
     files: dict[str, object] = field(default_factory=dict)  # name: bytes, ("link", target), "fifo"
     change: Callable[[Path], None] | None = None
+    collected: bool = False  # handed in through the course's collect (sealed, its notes beside)
 
 
 def solved(**changes: str) -> dict[str, str]:
@@ -238,6 +310,15 @@ def move_parts_above_q1(path: Path) -> None:
     nbformat.write(nb, path)
 
 
+def markdown_links(path: Path) -> None:
+    nb = read_nb(path)
+    nb.cells.insert(1, nbformat.v4.new_markdown_cell(
+        f"[notes](javascript:alert('{MARKER}')) <javascript:alert('{MARKER}')> "
+        "[d](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==) "
+        f"$\\href{{javascript:alert('{MARKER}')}}{{x}}$"))
+    nbformat.write(nb, path)
+
+
 def markdown_script(path: Path) -> None:
     nb = read_nb(path)
     nb.cells.insert(1, nbformat.v4.new_markdown_cell(
@@ -246,8 +327,11 @@ def markdown_script(path: Path) -> None:
 
 
 SOLUTIONS_NB = ("link", str(ROOT / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"))
-HTML = f"\nfrom IPython.display import HTML, Javascript, display\ndisplay(HTML(\"<b>hi</b><script>alert('{MARKER}')</script><img src=x onerror=\\\"alert('{MARKER}')\\\">\"))\n"
-JS = f"\nfrom IPython.display import Javascript, display\ndisplay(Javascript(\"alert('{MARKER}')\"))\n"
+HTML = ("\nfrom IPython.display import HTML, Javascript, display\n"
+        f"display(HTML(\"<b>hi</b><script>alert('{MARKER}')</script>"
+        f"<img src=x onerror=\\\"alert('{MARKER}')\\\">\"))\n")
+JS = ("\nfrom IPython.display import Javascript, display\n"
+      f"display(Javascript(\"alert('{MARKER}')\"))\n")
 
 CLASS = [
     # honest students: their marks must stay exactly these, with no flag
@@ -280,8 +364,8 @@ CLASS = [
     Student("startup", "puts sitecustomize.py and an nbgrader_config.py that turns the box "
             "off beside the notebook", solved(), FULL, (),
             files={"sitecustomize.py": pwn("sitecustomize").encode(),
-                   "nbgrader_config.py": (pwn("nbgrader_config") +
-                                          "c = get_config()\nc.BoxedExecute.boxed = False\n").encode()}),
+                   "nbgrader_config.py": (pwn("nbgrader_config") + "c = get_config()\n"
+                                          "c.BoxedExecute.boxed = False\n").encode()}),
     # 2. links and special files
     Student("linker", "submits a link to the instructor's notebook instead of a notebook",
             {}, 0.0, (r"symbolic link", r"no notebook was submitted"),
@@ -332,20 +416,70 @@ CLASS = [
             without(Q1), (r"memory_parts",),
             cells=(("", "_parts = kv.memory_parts(SHARE, gpu, model)"),)),
     Student("builtname", "reaches memory_parts through a name built at run time",
-            solved(ex1_1_answer="import operator\n_mp = operator.attrgetter('memory' + '_parts')(kv)\n"
-                                "def pool_bytes(share):\n    return getattr(_mp(share, gpu, model), "
+            solved(ex1_1_answer="import operator\n"
+                                "_mp = operator.attrgetter('memory' + '_parts')(kv)\n"
+                                "def pool_bytes(share):\n"
+                                "    return getattr(_mp(share, gpu, model), "
                                 "'pool' + '_bytes')"),
             without(EX1_1), (r"memory_parts",)),
     Student("moduler", "hides memory_parts in a module of its own beside the notebook",
             solved(q1_answer="import helper\npool_gb = helper.pool(SHARE, gpu, model) / 1e9\n"
                              "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9"),
-            without(Q1), (r"memory_parts",),
+            without(Q1), (r"helper\.py: a file handed in beside the notebook",),
             files={"helper.py": b"import kvlesson as kv\n\ndef pool(share, gpu, model):\n"
                                 b"    return kv.memory_parts(share, gpu, model).pool_bytes\n"}),
     Student("mover", "moves the course's memory_parts cell above Question 1 and reads it",
             solved(q1_answer="pool_gb = parts.pool_bytes / 1e9\n"
                              "unused_gb = parts.unused_bytes / 1e9"),
             without(Q1), (r"moved",), change=move_parts_above_q1),
+    # issue 26, 1-2: a submission is its notebook, the same in every environment
+    Student("writer", "writes a module of its own at run time and imports it",
+            solved(q1_answer=WRITER), without(Q1), (r"uses open",)),
+    Student("datafile", "hands in its answers in a file beside the notebook and reads them",
+            solved(q1_answer="import json\npool_gb, unused_gb = json.load(open('answers.json'))"),
+            without(Q1), (r"answers\.json: a file handed in beside the notebook",),
+            files={"answers.json": b"[53.9, 8.0]"}),
+    # issue 26, 6: what a student writes reaches the instructor inert
+    Student("jslinker", "puts javascript: and data: links in Markdown of its own", solved(),
+            FULL, (), change=markdown_links),
+    Student("refuser", "hands in a kvlesson-refused.json of its own: a formula, a line that "
+            "accuses a classmate, terminal escapes", solved(), FULL,
+            (r"kvlesson-refused\.json: the name of the list the course's collect writes",),
+            files={REFUSALS: json.dumps(['=HYPERLINK("http://evil.example","open me")',
+                                         "x\n  partial · floor_plan · q1_answer: copied",
+                                         "\x1b[2J\x1b[31mred"]).encode()}, collected=True),
+    # issue 26, 7: one entry never stops the class
+    Student("oddnames", "hands in a link whose name is not UTF-8, a name with a newline, a "
+            "250-character name and a name that is a Markdown link", solved(), FULL,
+            (r"caf\\xe9\.lnk: a symbolic link", r"two\\nlines\.txt: a file handed in",
+             r"\(254 characters\)", r"\[x\]\(javascript:"),
+            files={os.fsdecode(b"caf\xe9.lnk"): ("link", "../../../gradebook.db"),
+                   "two\nlines.txt": b"x", "n" * 250 + ".txt": b"x",
+                   f"[x](javascript:alert('{MARKER}')).py": b"x"}),
+    Student("clearer", "clears the real record line from the test's output and prints a "
+            "forged one of right values", solved(ex1_1_answer=forger("clear_output()")),
+            without(EX1_1), (r"ex1_1_tests: 2 record lines",)),
+    Student("burier", "buries the real record line past nbgrader's 1,000 lines of output and "
+            "prints a forged one", solved(ex1_1_answer=forger("print('x\\n' * 1_100)")),
+            without(EX1_1), (r"ex1_1_tests: 2 record lines",)),
+    # issue 26, 3: whatever the student's process does to the watch inside it, the
+    # forbidden function is not there in the second run
+    Student("threader", "calls memory_parts from a thread started with _thread, which no "
+            "trace function sees", solved(q1_answer=THREADER), without(Q1),
+            (r"q1_pool_tests: scored 0: worked out again in a fresh box whose kvlesson lacks "
+             r"floor_view, memory_parts",)),
+    Student("threadtable", "fills a table of pool_bytes with memory_parts from a _thread "
+            "thread", solved(ex1_1_answer=THREAD_TABLE), without(EX1_1),
+            (r"ex1_1_tests: scored 0: worked out again .* lacks memory_parts,",)),
+    Student("piper", "keeps a copy of the watch's report pipe, closes the original, then "
+            "calls memory_parts by a name built at run time", solved(q1_answer=PIPER),
+            without(Q1), (r"q1_pool_tests: scored 0: worked out again",)),
+    Student("selfsender", "has the kernel send itself an execute_request with "
+            "store_history=False through its own connection file",
+            solved(q1_answer="pool_gb = _box['p'] / 1e9\n"
+                             "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9"),
+            without(Q1), (r"q1_pool_tests: scored 0: worked out again",),
+            cells=(("", SELF_SENDER),)),
     # 6. a notebook nbgrader cannot grade costs that student only
     Student("copier", "copies an answer cell by accident", solved(), 0.0,
             (r"copied \(copy and paste\)",), change=copy_answer_cell),
@@ -357,7 +491,8 @@ CLASS = [
             (r"not a notebook",), change=not_json),
     # 7. record lines that would break the marker
     Student("huge", "prints a 2 MB record line during the test", {
-            EX1_1: "def pool_bytes(share):\n    print('KVLESSON-MARK ' + '{\"x\": \"' + 'A' * 2 * 10**6 "
+            EX1_1: "def pool_bytes(share):\n"
+                   "    print('KVLESSON-MARK ' + '{\"x\": \"' + 'A' * 2 * 10**6 "
                    "+ '\"}')\n    return 0"}, 0.0, (r"record lines",)),
     Student("nested", "prints a deeply nested record line during the test", {
             EX1_1: "def pool_bytes(share):\n    print('KVLESSON-MARK ' + '[' * 40000 + ']' * "
@@ -379,7 +514,8 @@ import os, sys, _posixsubprocess
 started = 0
 for _ in range(500):
     try:
-        _posixsubprocess.fork_exec([sys.executable, "-c", "import time; time.sleep(30)", "{MARKER}"],
+        _posixsubprocess.fork_exec(
+            [sys.executable, "-c", "import time; time.sleep(30)", "{MARKER}"],
             [os.fsencode(sys.executable)], True, (), None, None, -1, -1, -1, -1, -1, -1,
             *os.pipe(), True, True, -1, None, None, None, -1, None, False)
         started += 1
@@ -394,14 +530,17 @@ HONEST = ("solver", "partial", "blank")
 
 def _edit_setup(path: Path, extra: str) -> None:
     nb = read_nb(path)
-    setup = next(c for c in nb.cells if c.cell_type == "code" and "import kvlesson as kv" in c.source)
+    setup = next(c for c in nb.cells
+                 if c.cell_type == "code" and "import kvlesson as kv" in c.source)
     setup.source += extra
     nbformat.write(nb, path)
 
 
 def submit(course_root: Path, student: Student) -> None:
-    """The student's work where `nbgrader collect` leaves it."""
-    folder = course_root / "submitted" / student.id / ASSIGNMENT
+    """The student's work where `nbgrader collect` leaves it (for a `collected` one, sealed
+    as the course's collect seals it, with collect's notes beside it)."""
+    final = course_root / "submitted" / student.id / ASSIGNMENT
+    folder = course_root / "inbound" / student.id if student.collected else final
     folder.mkdir(parents=True)
     path = folder / f"{NOTEBOOK}.ipynb"
     if f"{NOTEBOOK}.ipynb" not in student.files:
@@ -427,6 +566,10 @@ def submit(course_root: Path, student: Student) -> None:
             target.symlink_to(content[1])
         else:
             target.write_bytes(content)
+    if student.collected:  # as kvlesson.grading.exchange.SafeCollect.do_copy does
+        notes = [f"not collected: {refusal}" for refusal in seal.seal(folder, final)]
+        if notes:
+            (final / REFUSALS).write_text(json.dumps(notes, indent=1))
 
 
 @dataclass
@@ -449,7 +592,8 @@ class Graded:
         return read_nb(self.course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb")
 
     def printed(self, student: str, grade_id: str) -> str:
-        return "".join(o.get("text", "") for o in cell_by_id(self.notebook(student), grade_id).outputs)
+        cell = cell_by_id(self.notebook(student), grade_id)
+        return "".join(o.get("text", "") for o in cell.outputs)
 
 
 @pytest.fixture(scope="module")
@@ -501,7 +645,8 @@ def test_each_cheat_is_flagged_with_its_reason_and_shown_in_the_summary(graded, 
 
 def test_honest_students_keep_their_marks_and_get_no_flag(graded):
     expected = {"solver": POINTS, "blank": {t: 0.0 for t in POINTS},
-                "partial": {t: (p if t in graded_tests_of(FIRST) else 0.0) for t, p in POINTS.items()}}
+                "partial": {t: (p if t in graded_tests_of(FIRST) else 0.0)
+                            for t, p in POINTS.items()}}
     for student in HONEST:
         assert graded.grades(student) == expected[student], student
         assert graded.flags(student) == [], (student, graded.flags(student))
@@ -537,15 +682,36 @@ def test_feedback_carries_no_link_left_in_a_working_copy_and_no_live_html(graded
     feedback = graded.course / "feedback"
     assert not [p for p in feedback.rglob("*") if p.is_symlink()]
     assert not list(feedback.rglob("leak.json"))
-    for student in ("htmler", "markdowner"):
+    for student in ("htmler", "markdowner", "jslinker", "oddnames", "refuser"):
         page = (feedback / student / ASSIGNMENT / f"{NOTEBOOK}.html").read_text()
         shown = graded.notebook(student)  # what the formgrader shows: outputs and Markdown
         stored = json.dumps([c.get("outputs", []) if c.cell_type == "code" else c.source
                              for c in shown.cells])
-        for live in (f"<script>alert('{MARKER}')", f"<script>document.title='{MARKER}'",
+        for text in (f"<script>alert('{MARKER}')", f"<script>document.title='{MARKER}'",
                      f"onerror=\"alert('{MARKER}')", f"onerror=\\\"alert('{MARKER}')",
-                     "application/javascript"):
-            assert live not in page and live not in stored, (student, live)
+                     "application/javascript", "\\href{javascript"):
+            assert text not in page and text not in stored, (student, text)
+        # the page's own scripts and styles aside, nothing that runs or loads: no handler,
+        # no javascript: or data: link, in the cells, the outputs or the grader's comments
+        running = [part for part in live(page, {"script", "style", "link", "meta"})
+                   if "javascript" in part or "data:" in part or " on" in part]
+        assert not running, (student, running)
+
+
+def test_what_a_student_wrote_reaches_the_summary_the_csvs_and_the_report_inert(graded):
+    """Class 6 and 7: the refuser's own list (a formula, a line accusing a classmate,
+    terminal escapes) and the odd names are left out or shown as text: no CSV cell starts a
+    formula, no line of the summary is forged, no terminal escape is printed, and the class
+    report's page runs nothing."""
+    out = graded.run.stdout + graded.run.stderr
+    assert "\x1b" not in out and "\r" not in out
+    assert not re.search(r"^\s*partial · floor_plan · q1_answer: copied", out, re.M), out
+    for path in (graded.course / "flags" / f"{ASSIGNMENT}.csv",
+                 graded.course / "reports" / f"{ASSIGNMENT}.csv"):
+        cells = [cell for row in csv.reader(path.open(newline="")) for cell in row]
+        assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")], path
+    page = (graded.course / "reports" / f"{ASSIGNMENT}.html").read_text()
+    assert not live(page, {"style", "meta"}), live(page, {"style", "meta"})
 
 
 def test_no_hash_of_a_graded_answer_is_in_the_graded_kernel(graded):
@@ -594,3 +760,41 @@ def _read(path: Path) -> bytes:
         return path.read_bytes()
     except OSError:
         return b""
+
+
+# Students whose marks could hang on timing: a stuck kernel restarted, a thread, a message
+# the kernel sends itself, a forbidden call the ledger reports late, and an honest one.
+TIMING = ("solver", "stuck", "threader", "selfsender", "packager")
+
+
+@contextmanager
+def busy_cores(count: int = 2):
+    """`count` processes that keep a core busy each, for as long as the block runs."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+
+
+def test_marks_and_flags_are_the_same_with_one_job_on_busy_cores(graded, tmp_path):
+    """Determinism: the students of TIMING, graded again in a course of their own with
+    --jobs 1 while busy loops hold both cores, get exactly the marks and the flags they got
+    in the class's run with --jobs 2."""
+    root = copy_course(tmp_path / "course", [ASSIGNMENT])
+    set_cell_timeout(root, CELL_TIMEOUT)
+    env = {**graded.env, "HOME": str(tmp_path / "instructor")}
+    run_nbgrader(["generate_assignment", ASSIGNMENT, "--force"], root, env)
+    for student in TIMING:
+        submit(root, BY_ID[student])
+    command = [sys.executable, "-m", "kvlesson", "grade", ASSIGNMENT, "--course", str(root),
+               "--jobs", "1"]
+    with busy_cores():
+        subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=900)
+    again = Graded(root, graded.run, env)
+    for student in TIMING:
+        assert (again.grades(student), again.flags(student)) == \
+            (graded.grades(student), graded.flags(student)), student

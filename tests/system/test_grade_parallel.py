@@ -11,6 +11,7 @@ from any folder the nbgrader configuration names it in.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import signal
@@ -19,6 +20,7 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
@@ -36,16 +38,26 @@ ASSIGNMENT, NOTEBOOK = "01_floor_plan", "floor_plan"
 SOLVED = instructor_solutions(ASSIGNMENT, NOTEBOOK)
 FULL = 6.0
 SLEEPS = "\nimport time\ntime.sleep(9)\n"  # under a 10 s cell timeout: only the deadline stops it
+# The deadline test's deadline: this many times what an honest submission took just before,
+# graded alone on this machine as loaded as it is now, and no less than SHORTEST seconds.
+MARGIN, SHORTEST = 3, 20
 
 
 def make_course(base: Path, students: list[str], slow: tuple[str, ...] = (),
-                cell: int = 5) -> tuple[Path, dict]:
+                cell: int = 5, sleeps: int = 3) -> tuple[Path, dict]:
     """A course copy, released, with `students` answering everything right (`slow` ones
-    also sleeping in every answer cell, under the `cell` timeout)."""
+    also sleeping in every answer cell and in `sleeps` cells of their own, 9 s each, under
+    the `cell` timeout)."""
     root = command.copy_course(base / "course", [ASSIGNMENT])
     set_cell_timeout(root, cell)
     env = account_env(base / "instructor", "instructor")
     run_nbgrader(["generate_assignment", ASSIGNMENT, "--force"], root, env)
+    submit(root, students, slow, sleeps)
+    return root, env
+
+
+def submit(root: Path, students: list[str], slow: tuple[str, ...] = (), sleeps: int = 3) -> None:
+    """Collected submissions of `students` (see make_course)."""
     for student in students:
         folder = root / "submitted" / student / ASSIGNMENT
         folder.mkdir(parents=True)
@@ -53,8 +65,11 @@ def make_course(base: Path, students: list[str], slow: tuple[str, ...] = (),
         path.write_bytes((root / "notebooks" / ASSIGNMENT / path.name).read_bytes())
         answers = {k: v + (SLEEPS if student in slow else "") for k, v in SOLVED.items()}
         edit_notebook(path, answers=answers)
+        if student in slow:  # cells of its own that sleep
+            nb = nbformat.read(path, as_version=4)
+            nb.cells[3:3] = [nbformat.v4.new_code_cell(SLEEPS) for _ in range(sleeps)]
+            nbformat.write(nb, path)
         (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
-    return root, env
 
 
 def grade(root: Path, env: dict, *options: str, cwd: Path | None = None,
@@ -95,16 +110,22 @@ def children(pid: int) -> list[int]:
 
 
 def test_a_deadline_costs_one_submission_and_a_rerun_from_anywhere_finds_the_course(tmp_path):
-    """Three graded side by side, one of them past --timeout: it scores 0 with the reason,
-    the others are graded; a run from the instructor's home, whose nbgrader configuration
+    """Graded side by side with a deadline three times what an honest one took just before
+    on this machine, an honest submission keeps its mark and one past --timeout scores 0
+    with the reason; a run from the instructor's home, whose nbgrader configuration
     names the course root (as the hub's does), finds the course and grades nothing again;
     from a folder that names none, it says which --course to give."""
-    root, env = make_course(tmp_path, ["ann", "bob", "sleepy"], slow=("sleepy",), cell=10)
-    done = grade(root, env, "--course", str(root), "--jobs", "2", "--timeout", "12")
+    root, env = make_course(tmp_path, ["ann"], cell=10)
+    start = time.monotonic()
+    alone = grade(root, env, "--course", str(root), "--jobs", "1")
+    assert alone.returncode == 0, alone.stdout + alone.stderr
+    deadline = max(SHORTEST, math.ceil(MARGIN * (time.monotonic() - start)))
+    submit(root, ["bob", "sleepy"], slow=("sleepy",), sleeps=deadline // 9 + 1)
+    done = grade(root, env, "--course", str(root), "--jobs", "2", "--timeout", str(deadline))
     assert done.returncode == 1, done.stdout + done.stderr
     assert scores(root) == {"ann": FULL, "bob": FULL, "sleepy": 0.0}
-    assert re.search(r"sleepy · - · -: not graded: grading took more than 12 s", done.stdout), \
-        done.stdout
+    assert re.search(rf"sleepy · - · -: not graded: grading took more than {deadline} s",
+                     done.stdout), done.stdout
     jupyter, home = Path(env["JUPYTER_CONFIG_DIR"]), Path(env["HOME"])
     (jupyter / "nbgrader_config.py").write_text(
         f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\n")
@@ -139,7 +160,8 @@ def test_a_worker_or_the_command_killed_midway_loses_nothing(tmp_path):
     before = {s: score for s, score in scores(root).items() if s in marked(root, students)}
     assert 1 <= len(before) < len(students) and set(before.values()) == {FULL}, before
     time.sleep(1.0)
-    stray = [pid for pid in started if b"kvlesson.grading.grade.worker" in _read(Path(f"/proc/{pid}/cmdline"))]
+    stray = [pid for pid in started
+             if b"kvlesson.grading.grade.worker" in _read(Path(f"/proc/{pid}/cmdline"))]
     assert started and not stray, "a worker of the killed run is still alive"
     again = grade(root, env, "--course", str(root), "--jobs", "2")
     assert again.returncode == 0, again.stdout + again.stderr

@@ -21,9 +21,14 @@ that kernel has the instructor's rights. Here autograde (nbgrader_config.py sele
   student's code; flags (kvlesson.grading.box.flags): what the box saw, kept in the graded
   notebook; the launcher (kvlesson.grading.box.launch): what a boxed kernelspec runs.
 
-What it does not protect: a cell can slow grading until the timeout, it does not stop a cell from reading what the grader's Unix account
-may read elsewhere on the machine outside the hidden folders, and the watch can be
-silenced by C code (a wall still holds then, and a closed report channel is flagged).
+* the second run (kvlesson.grading.box.withheld): a copy of kvlesson without an exercise's
+  forbidden functions, put in place of every kvlesson the kernel could import, for the
+  grade's second run of a submission (kvlesson.grading.grade.second_run); fonts
+  (kvlesson.grading.box.fonts): matplotlib's list of fonts, made once per grading run.
+
+What it does not protect: a cell can slow grading until the timeout, and the watch can be
+silenced by C code or by the kernel itself (the walls still hold then, and the second run
+does not depend on the watch).
 
 May import `checks` (the ledger knows forbidden functions) and `course`; nothing else of
 the grading wing.

@@ -6,7 +6,10 @@ kills its kernel (`os._exit`) or cannot be interrupted (a loop that catches
 KeyboardInterrupt) no longer costs the whole submission: that cell gets an error (so its
 tests score 0) and a flag, a new kernel runs again the cells before it, and grading goes on
 with the next cell. Nothing is left as a "failed" submission for nbgrader to retry on every
-later autograde. What the watch reports is flagged on the cell that was running.
+later autograde. What the watch reports is flagged on the cell that was running. Every
+record line a cell prints is caught as it arrives and kept in the cell's metadata
+(`kvlesson.grading.checks.records`): the marking reads those, never the outputs the
+student's code can clear or bury.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from kvlesson.grading.box.flags import box_flag, write_flags
 from kvlesson.grading.box.ledger import FORBIDDEN_EVENT
 from kvlesson.grading.box.limits import Limits
 from kvlesson.grading.box.walls import bwrap_path
+from kvlesson.grading.checks.records import CAUGHT, RecordCatcher
 from kvlesson.grading.course import isolated
 from kvlesson.grading.course.results import FORBIDDEN, KILLED, STUCK, TAMPERING
 
@@ -67,6 +71,13 @@ class BoxedExecute(Execute):
     ledger = Unicode("", help="a JSON file of the exercises' forbidden functions and the "
                      "hashes of the course's own cells, for the watch's ledger (the grading "
                      "command writes one per submission); empty: no ledger").tag(config=True)
+    package = Unicode("", help="a copy of kvlesson to run the kernel with in place of the "
+                      "installed one (kvlesson.grading.box.withheld: the second run of a "
+                      "submission, without its exercises' forbidden functions); empty: the "
+                      "installed one").tag(config=True)
+    font_cache = Unicode("", help="matplotlib's list of the machine's fonts, made once "
+                         "(kvlesson.grading.box.fonts); empty: each kernel makes its own"
+                         ).tag(config=True)
     memory_bytes = Int(Limits.memory_bytes, help="address space each process of a graded "
                        "kernel may take, bytes").tag(config=True)
     processes = Int(Limits.processes, help="processes a graded kernel may run").tag(config=True)
@@ -78,7 +89,10 @@ class BoxedExecute(Execute):
             return super().create_kernel_manager()
         self.kernel_manager_class = BoxedKernelManager
         self._kernels += 1
-        connections = self._run_dir / "connections"
+        # a fresh folder for each kernel: the one before could write in its own (a link named
+        # as the next connection file or ledger), and is never shown to the next
+        connections = self._run_dir / f"connections-{self._kernels}"
+        connections.mkdir(mode=0o700)
         self._events = self._run_dir / f"events-{self._kernels}.log"
         self._events.touch()
         self._events_read = 0
@@ -104,6 +118,8 @@ class BoxedExecute(Execute):
                 "--work", str(work), "--connections", str(connections),
                 "--events", str(self._events), "--hide", str(exchange),
                 *[arg for path in self.hide for arg in ("--hide", path)], *ledger,
+                *(["--package", self.package] if self.package else []),
+                *(["--font-cache", self.font_cache] if self.font_cache else []),
                 *limits.arguments()]
 
     def preprocess(self, nb: NotebookNode, resources=None, km=None):
@@ -114,9 +130,13 @@ class BoxedExecute(Execute):
         if self.boxed:
             bwrap_path()  # a clear error before any kernel starts
         self._run_dir = Path(tempfile.mkdtemp(prefix="kvlesson-box-"))
-        (self._run_dir / "connections").mkdir()
         self._kernels, self._flags, self._lost = 0, [], set()
         self._counts: dict[str, int] = {}  # a cell's execution count: the cell, the latest
+        self._catcher: RecordCatcher | None = None  # the record lines of the cell running
+        for cell in self.nb.cells:  # what a submitted notebook says was caught counts for nothing
+            cell.metadata.pop(CAUGHT, None)
+            if cell.cell_type == "code":
+                cell.metadata[CAUGHT] = []
         try:
             start = 0
             while start is not None:
@@ -142,6 +162,7 @@ class BoxedExecute(Execute):
                 return start
             self._watch(None)  # a cell run again reports again what was flagged already
             for index in range(start, len(self.nb.cells)):
+                self._catcher = RecordCatcher()
                 try:
                     self.preprocess_cell(self.nb.cells[index], self.resources, index)
                 except (DeadKernelError, CellTimeoutError) as error:
@@ -149,9 +170,22 @@ class BoxedExecute(Execute):
                     resume = index + 1
                     break
                 finally:
+                    if self.nb.cells[index].cell_type == "code":
+                        self.nb.cells[index].metadata[CAUGHT] = self._catcher.caught()
+                    self._catcher = None
                     self._watch(index)
         self._watch(index)  # what came while the kernel shut down
         return resume
+
+    def process_message(self, msg: dict, cell: NotebookNode, cell_index: int):
+        """nbclient's handling of one message of the running cell, after catching the record
+        lines in what it prints, before any `clear_output`, output widget or nbgrader's limit
+        of lines can touch them."""
+        content = msg.get("content") or {}
+        if self._catcher is not None and msg.get("msg_type") == "stream" \
+                and content.get("name") == "stdout":
+            self._catcher.take(str(content.get("text", "")))
+        return super().process_message(msg, cell, cell_index)
 
     def _again(self, index: int) -> bool:
         """Run cell `index` again in the new kernel, its outputs thrown away; False (and the

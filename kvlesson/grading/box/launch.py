@@ -1,7 +1,8 @@
 """The launcher: what a boxed kernelspec runs, outside the box.
 
     python -I -m kvlesson.grading.box --course ROOT --work DIR --connections DIR \\
-        --events FILE [--hide PATH ...] [--ledger FILE] [limits] -- -f CONNECTION_FILE ...
+        --events FILE [--hide PATH ...] [--ledger FILE] [--package COPY] [--font-cache FILE] \\
+        [limits] -- -f CONNECTION_FILE ...
 
 It opens the report pipe, starts the kernel in bwrap with the watch (kvlesson.grading.box.watch)
 installed, and copies each report line into FILE, a file outside the box that the grader
@@ -75,6 +76,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="another folder to hide (the exchange)")
     parser.add_argument("--ledger", type=Path, help="forbidden functions to watch for, and the "
                         "course's own cells (JSON, in the connection folder)")
+    parser.add_argument("--package", type=Path, help="a copy of kvlesson to put in place of "
+                        "every kvlesson on the path (kvlesson.grading.box.withheld)")
+    parser.add_argument("--font-cache", type=Path, help="matplotlib's list of the machine's "
+                        "fonts, shown where the kernel's matplotlib looks (kvlesson.grading."
+                        "box.fonts)")
     defaults = Limits()
     parser.add_argument("--memory", type=int, default=defaults.memory_bytes,
                         help="bytes of address space each process may take")
@@ -89,5 +95,5 @@ def main(argv: list[str] | None = None) -> int:
     die_with_parent()
     limits = Limits(args.memory, args.processes, args.disk)
     walls = Walls.for_submission(args.course, args.work, args.connections, tuple(args.hide),
-                                 limits.disk_bytes)
+                                 limits.disk_bytes, args.package, args.font_cache)
     return run(walls, args.events, kernel_args, limits, args.ledger)

@@ -4,8 +4,17 @@
         [--ledger FILE] -f FILE
 
 imports what every notebook of the course imports (kvlesson, matplotlib's fonts, whose
-first load runs `fc-list` and writes a cache), installs a `sys.addaudithook` hook (Python
-offers no way to remove one), then starts ipykernel. When code from a notebook cell (any
+first load runs `fc-list` and writes a cache) and what the course's own cells of this
+notebook import (the ledger file's "preload": so the set-up cell takes well under a second
+however busy the machine, and no cell timeout hangs on it), installs a `sys.addaudithook`
+hook (Python offers no way to remove one), then starts ipykernel.
+
+The kernel's import path is decided here, the same with every release of IPython: the
+standard library, the installed packages and kvlesson, never the working copy (IPython
+9.7 and later leave it off under `python -I`, earlier ones put it first unless told
+`ignore_cwd`): a module a cell writes there cannot be imported, in any environment.
+
+When code from a notebook cell (any
 frame outside Python's own library, the installed packages and kvlesson) is on the stack,
 the hook refuses what an answer never needs: starting a process, loading C code with
 ctypes, opening a network socket, adding another audit hook. It reports each refusal, and
@@ -21,6 +30,8 @@ With `--ledger`, the kernel also keeps the ledger of forbidden functions
 from __future__ import annotations
 
 import argparse
+import importlib
+import json
 import os
 import sys
 from pathlib import Path
@@ -124,12 +135,33 @@ def main(argv: list[str] | None = None) -> None:
     import matplotlib.font_manager  # noqa: F401 - its first load, before any cell
     from ipykernel import kernelapp
 
+    import_path(args.work)
     if args.ledger is not None:
+        preload(json.loads(args.ledger.read_text()).get("preload", ()))
         ledger.install(args.fd, args.ledger)
         kernel_args = [*kernel_args, f"--InteractiveShellApp.extensions=['{ledger.__name__}']"]
     install(args.fd, args.work, args.scratch, args.hidden)
 
-    kernelapp.launch_new_instance(argv=kernel_args)
+    kernelapp.launch_new_instance(argv=[*kernel_args, "--InteractiveShellApp.ignore_cwd=True"])
+
+
+def import_path(work: Path) -> None:
+    """The kernel's import path without the current folder and the working copy (isolated
+    mode leaves both off already; this keeps it so whatever started the kernel)."""
+    folder = str(work.resolve())
+    sys.path[:] = [entry for entry in sys.path if entry and entry != "."
+                   and os.path.realpath(entry) != folder
+                   and not os.path.realpath(entry).startswith(folder + os.sep)]
+
+
+def preload(modules: list[str]) -> None:
+    """Import the modules the course's own cells import, before any cell runs; one that
+    is not installed is left to its cell (which then says so)."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            continue
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from pathlib import Path
 import nbformat
 
 from kvlesson.grading.build import stamping
+from kvlesson.grading.build.tables import tables_for
 from kvlesson.grading.course import folders, gradebook
 from kvlesson.grading.course.folders import Course
 from kvlesson.grading.course.key import key_path, write_key
@@ -128,6 +129,8 @@ def execute(path: Path, root: Path, parameters: dict | None = None,
             if "execution_count" in output:
                 output["execution_count"] = count
     nbformat.write(clean(nb), target or path)
+    key.update(tables_for([c.source for c in nb.cells if c.cell_type == "code"],
+                          key_path(path.parents[2], assignment) if parameters else None))
     write_key(key_path(root, assignment), key)
 
 

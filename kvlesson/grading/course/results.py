@@ -20,6 +20,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from kvlesson.grading.course.text import printable, words
+
 # An exercise's outcome: passed; failed (a wrong answer, with its known mistake if one
 # matched); skipped (no code of the student's in the answer cell); zeroed (the values were
 # right, a flag cost the points); not graded (the submission could not be graded).
@@ -57,6 +59,11 @@ class Flag:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"unknown kind of flag {self.kind!r}: one of {KINDS}")
+        # a flag carries the student's text (a file's name, a cell's first line): on one line,
+        # printable, storable in the gradebook (kvlesson.grading.course.text)
+        object.__setattr__(self, "reason", words(self.reason))
+        for name in ("notebook", "cell", "function", "student"):
+            object.__setattr__(self, name, printable(getattr(self, name)))
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,9 @@ class ExerciseMark:
     outcome: str = ""
     mistake: str = ""
     words: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "flags", tuple(words(flag) for flag in self.flags))
 
 
 @dataclass
@@ -101,6 +111,9 @@ class SubmissionResult:
     failure: str = ""
     autograded: str = ""  # the private folder of the graded notebooks
     log: str = ""  # what nbgrader logged, for the run's log file
+
+    def __post_init__(self) -> None:
+        self.failure = words(self.failure)
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,13 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from kvlesson.grading.course.text import printable
+
 MAX_FILE_BYTES = 20 * 2**20  # a notebook of this course is about 120 KB; a plot-heavy one a few MB
 MAX_TOTAL_BYTES = 50 * 2**20
 MAX_FILES = 200
 REFUSALS = "kvlesson-refused.json"  # beside a collected submission: what collect left out
 MAX_DEPTH = 8  # folders inside the submission folder
-
-
 @dataclass(frozen=True)
 class Refusal:
     """One thing of a submission that was not copied: its path in the submission and why."""
@@ -66,7 +66,7 @@ class _Copy:
         self.refused: list[Refusal] = []
 
     def refuse(self, relative: Path, reason: str) -> None:
-        self.refused.append(Refusal(relative.as_posix(), reason))
+        self.refused.append(Refusal(printable(relative.as_posix()), reason))
 
     def folder(self, source: Path, dest: Path, relative: Path, depth: int) -> None:
         dest.mkdir(mode=0o755, exist_ok=True)
@@ -77,6 +77,11 @@ class _Copy:
             return
         for name in names:
             if any(Path(name).match(pattern) for pattern in self.ignore):
+                continue
+            if depth == 0 and name == REFUSALS:  # only collect writes it, beside the copy
+                self.refuse(relative / name, "the name of the list the course's collect "
+                            "writes beside a submission: a file of the student's own under "
+                            "this name is never taken for it")
                 continue
             self.entry(source / name, dest / name, relative / name, depth)
 
@@ -147,16 +152,26 @@ def _copy_at_most(src, out, limit: int) -> int | None:
 def seal(source: Path, dest: Path, limits: SealLimits = SealLimits(),
          ignore: tuple[str, ...] = ()) -> list[Refusal]:
     """Copy the folder `source` into the new folder `dest`, plain files and folders only;
-    what was left out, with the reasons. `source` itself must be a real folder, not a link
-    to one; names matching an `ignore` pattern are skipped without a word."""
+    what was left out, with the reasons. A `source` that is not a real folder (a link to
+    one, a file) gives an empty `dest` and a refusal, never an error: one entry of the
+    exchange must not stop a collection. Names matching an `ignore` pattern are skipped
+    without a word, and a top-level
+    `REFUSALS` file that is not ignored is left out with a refusal (only collect writes
+    one, after sealing, so the list the grader reads is never the student's)."""
     source, dest = Path(source), Path(dest)
-    info = os.lstat(source)
-    if not stat.S_ISDIR(info.st_mode):
-        kind = kind_of(info.st_mode) or "a file"
-        raise ValueError(f"{source} is {kind}, not a submission folder")
-    if dest.exists():
+    if dest.exists() or dest.is_symlink():
         raise ValueError(f"{dest} already exists: a sealed copy goes into a new folder")
     dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        info = os.lstat(source)
+    except OSError as error:
+        dest.mkdir(mode=0o755)
+        return [Refusal(".", f"the submission cannot be read ({error.strerror}): nothing "
+                             "was copied")]
+    if not stat.S_ISDIR(info.st_mode):  # that student's submission is empty; the rest go on
+        dest.mkdir(mode=0o755)
+        kind = kind_of(info.st_mode) or "a file"
+        return [Refusal(".", f"the submission is {kind}, not a folder: nothing was copied")]
     copy = _Copy(limits, ignore)
     try:
         copy.folder(source, dest, Path("."), 0)
@@ -179,4 +194,4 @@ def read_refusals(folder: Path) -> list[str]:
         refused = json.loads(path.read_text())
     except (OSError, ValueError):
         return [f"{REFUSALS} cannot be read: the submission was tampered with"]
-    return [str(item) for item in refused] if isinstance(refused, list) else []
+    return [printable(str(item), 2_000) for item in refused] if isinstance(refused, list) else []

@@ -43,8 +43,14 @@ from kvlesson.grading.course.folders import Course, read_timestamp
 from kvlesson.grading.course.gradebook import record_assignments, snapshot
 from kvlesson.grading.course.key import key_path, read_key
 from kvlesson.grading.course.results import Graded, SubmissionResult
+from kvlesson.grading.course.text import csv_cell, terminal_safe
 from kvlesson.grading.grade.pool import Workers
-from kvlesson.grading.grade.store import pending, store_files, store_grades
+from kvlesson.grading.grade.store import (
+    pending,
+    store_files,
+    store_grades,
+    submitted_folders,
+)
 from kvlesson.grading.grade.worker import Job
 from kvlesson.grading.report import files
 from kvlesson.grading.report.graded import check_known, graded_notebooks
@@ -61,7 +67,8 @@ def write_flags_file(root: Path, assignment: str, results: list[Graded]) -> Path
         writer = csv.writer(f)
         writer.writerow(["student", "notebook", "cell", "reason"])
         for flag in dict.fromkeys(flag for graded in results for flag in graded.flags):
-            writer.writerow([flag.student, flag.notebook, flag.cell, flag.reason])
+            writer.writerow([csv_cell(text) for text in
+                             (flag.student, flag.notebook, flag.cell, flag.reason)])
     return path
 
 
@@ -105,20 +112,11 @@ def grade_pending(course: Course, assignments: list[str], force: bool, jobs: int
         template = run / "template.db"
         snapshot(course.database(), template)
         todo = [Job(str(course.root), assignment, student, str(run / assignment / student),
-                    str(template), [str(run)])
+                    str(template), [str(run)], str(run / "shared"))
                 for assignment in assignments for student in pending(course, assignment, force)]
         with Workers(min(jobs, len(todo)) or 1, run, seconds) as workers:
             for result in workers.run(todo):
-                where = course.submitted / result.student / result.assignment
-                # a failure keeps the submission's time, so the next run leaves it be
-                result.timestamp = result.timestamp or read_timestamp(where)
-                # the gradebook first, the marker last: a run killed between the two leaves
-                # no marker, so the next run grades this submission again (`pending`)
-                store_grades(course, result.assignment, result)
-                store_files(course, result.assignment, result)
-                log = course.root / FLAGS_FOLDER / f"{result.assignment}.log"
-                with log.open("a") as out:
-                    out.write(f"===== {result.student}: nbgrader's log =====\n{result.log}\n")
+                result = store_guarded(course, result, report)
                 shutil.rmtree(run / result.assignment / result.student, ignore_errors=True)
                 results.append(result)
                 report(f"graded {result.student}, {result.assignment} ({len(results)}/"
@@ -126,6 +124,41 @@ def grade_pending(course: Course, assignments: list[str], force: bool, jobs: int
     finally:
         shutil.rmtree(run, ignore_errors=True)
     return results
+
+
+def store(course: Course, result: SubmissionResult) -> None:
+    """Write one result into the course: the gradebook first, the marker last (a run killed
+    between the two leaves no marker, so the next run grades this submission again), and
+    nbgrader's log of it."""
+    where = course.submitted / result.student / result.assignment
+    # a failure keeps the submission's time, so the next run leaves it be
+    result.timestamp = result.timestamp or read_timestamp(where)
+    store_grades(course, result.assignment, result)
+    store_files(course, result.assignment, result)
+    log = course.root / FLAGS_FOLDER / f"{result.assignment}.log"
+    with log.open("a") as out:
+        out.write(f"===== {result.student}: nbgrader's log =====\n"
+                  f"{terminal_safe(result.log)}\n")
+
+
+def store_guarded(course: Course, result: SubmissionResult, report=print) -> SubmissionResult:
+    """Store one result; if storing it fails (a name or a text the gradebook refuses, a file
+    that cannot be written), store instead that this submission could not be graded, with
+    why: the failure is that student's, and the class goes on. The result stored."""
+    try:
+        store(course, result)
+        return result
+    except Exception as error:  # this student's only: the next result is stored as usual
+        reason = (f"not graded: storing its result failed ({type(error).__name__}: "
+                  f"{str(error)[:200]}); grade it again with --force once fixed")
+        failed = SubmissionResult(result.assignment, result.student, result.timestamp, False,
+                                  flags=list(result.flags), failure=reason, log=result.log)
+    try:
+        store(course, failed)
+    except Exception as error:
+        report(f"kvlesson grade: {failed.student}, {failed.assignment}: {reason}; even that "
+               f"could not be stored ({type(error).__name__}: {str(error)[:200]})")
+    return failed
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
@@ -170,6 +203,9 @@ def run(args: argparse.Namespace) -> int:
                 report=lambda line: print(line, file=sys.stderr))
     failures = []
     for assignment in args.assignments:
+        for line in submitted_folders(course, assignment)[1]:  # no student id: never graded
+            print(f"kvlesson grade: {line}", file=sys.stderr)
+            failures.append(line.split(":", 1)[0])
         results = graded_notebooks(course, assignment)
         print(summary(assignment, results, write_flags_file(root, assignment, results),
                       sum(r.assignment == assignment for r in now)))

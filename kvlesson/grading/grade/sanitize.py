@@ -1,42 +1,151 @@
-"""A graded notebook without live student code, before the instructor's browser shows it.
+"""A graded notebook that runs nothing a student wrote, as the instructor's browser shows it.
 
 The formgrader and the feedback render a graded notebook as HTML in a page of the
-instructor's (or, for feedback, the student's) server. An output whose HTML holds a
-`<script>`, an `onerror=` or a `javascript:` link, a JavaScript output, or a Markdown cell
-with raw HTML would run there, with the rights of that page: it could enter grades as the
-instructor. Every graded notebook is cleaned before it is stored: JavaScript and other
-active outputs are dropped, HTML and Markdown keep only inert tags (nbconvert's
-`SanitizeHTML`, with the tags a pandas table and the course's prose use).
+instructor's (or, for feedback, the student's) server: an output's HTML with a `<script>`,
+an `onerror=` or a `javascript:` link, a JavaScript output, or a Markdown cell whose link
+points at `javascript:` would run there, with the rights of that page (it could enter
+grades as the instructor). nbgrader's feedback and formgrader templates render Markdown
+without cleaning the HTML they make, and a Markdown link has no HTML tag in the source to
+clean; so every graded notebook is cleaned here, as rendered, before it is stored:
+
+* a Markdown cell (and a raw one) is rendered as nbconvert's templates render it, the HTML
+  cleaned, and stored as that one line of clean HTML, which any Markdown renderer passes
+  through as it is;
+* an output keeps text, PNG and JPEG images, JSON and LaTeX as they are; its HTML and
+  Markdown are cleaned (Markdown rendered first); everything else (JavaScript, SVG, widgets)
+  is dropped, and so are the notebook's widget state and the cells' attachments;
+* clean HTML keeps inert tags only (tables, text, code, lists), links to http, https,
+  mailto and anchors, and images whose source is a PNG or JPEG in the page itself
+  (`<img alt="..." src="data:image/png;base64,...">`: the course's figures), nothing else;
+* in text MathJax reads (Markdown, LaTeX outputs), its macros that make links or HTML
+  (`\\href`, `\\class`, ...) lose their backslash.
+
+The same cleaning is the templates' own: nbgrader_config.py gives the feedback's and the
+formgrader's HTML exporter `clean_html` and `markdown2html` from here, so what they render
+is cleaned again as it is rendered, and the course's figures (PNG images in the page) stay.
 """
 
 from __future__ import annotations
 
 import copy
+import re
 
 import nbformat
-from bleach import ALLOWED_ATTRIBUTES, ALLOWED_TAGS
-from nbconvert.preprocessors.sanitize import SanitizeHTML
+from bleach import ALLOWED_TAGS
+from bleach.sanitizer import Cleaner
 
-# What the course's own outputs and prose use: pandas tables, sub- and superscripts.
-TAGS = [*ALLOWED_TAGS, "p", "div", "span", "br", "pre", "sup", "sub", "h1", "h2", "h3", "h4",
-        "table", "thead", "tbody", "tr", "th", "td", "hr"]
-ATTRIBUTES = {**ALLOWED_ATTRIBUTES, "table": ["class", "border"], "th": ["colspan", "rowspan"],
-              "td": ["colspan", "rowspan"], "div": ["class"], "span": ["class"]}
+# What the course's outputs and prose use: pandas tables, text, code, sub- and superscripts,
+# and the figures as images in the page.
+TAGS = sorted({*ALLOWED_TAGS, "p", "div", "span", "br", "pre", "sup", "sub", "h1", "h2",
+               "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "hr",
+               "img", "figure", "figcaption", "del", "s"})
+PLAIN_ATTRIBUTES = {"table": {"class", "border"}, "th": {"colspan", "rowspan"},
+                    "td": {"colspan", "rowspan"}, "div": {"class"}, "span": {"class"},
+                    "abbr": {"title"}, "acronym": {"title"}, "code": {"class"}}
+IMAGE = re.compile(r"data:image/(?:png|jpeg);base64,[A-Za-z0-9+/=\s]*", re.ASCII)
+LINK = re.compile(r"(?:https?://|mailto:|#)[^\s\x00-\x1f]*", re.ASCII | re.IGNORECASE)
+PROTOCOLS = ("http", "https", "mailto", "data")  # data: for images only (see `allowed`)
 # Outputs shown as they are: text, images as data, JSON; never SVG (it can hold scripts).
-SAFE_OUTPUTS = {"metadata", "text/plain", "text/latex", "application/json", "image/png",
-                "image/jpeg"}
+SAFE_OUTPUTS = {"text/plain", "text/latex", "application/json", "image/png", "image/jpeg"}
+CLEANED_OUTPUTS = {"text/html", "text/markdown"}
+# MathJax macros that make a link, an HTML attribute or load code.
+MATHJAX_ACTIVE = re.compile(r"\\(href|url|class|cssId|style|require|unicode|data|toggle|"
+                            r"mathtip|texttip|html[A-Za-z]*)(?![A-Za-z])")
+SANITIZED_CLASS = "kvlesson-sanitized"  # the div a cleaned Markdown cell is stored as
+
+
+def allowed(tag: str, name: str, value: str) -> bool:
+    """Whether a tag keeps an attribute: an image its alt text and a source that is a PNG
+    or JPEG in the page, a link an http, https, mailto or anchor target and a title, other
+    tags only the plain attributes of PLAIN_ATTRIBUTES."""
+    if tag == "img":
+        return name == "alt" or (name == "src" and IMAGE.fullmatch(value.strip()) is not None)
+    if tag == "a":
+        return name == "title" or (name == "href" and LINK.fullmatch(value.strip()) is not None)
+    return name in PLAIN_ATTRIBUTES.get(tag, ())
+
+
+CLEANER = Cleaner(tags=TAGS, attributes=allowed, protocols=list(PROTOCOLS), strip=True,
+                  strip_comments=True)
+
+
+def inert_math(text: str) -> str:
+    """`text` with MathJax's active macros written without their backslash."""
+    return MATHJAX_ACTIVE.sub(r"\1", text)
+
+
+def clean_html(html: str) -> str:
+    """HTML with only inert tags and attributes left (see the module's list)."""
+    return inert_math(CLEANER.clean(html))
+
+
+def render_markdown(source: str) -> str:
+    """Markdown as nbconvert's templates (the formgrader's and the feedback's) render it."""
+    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+
+    return markdown2html_mistune(source)
+
+
+def markdown2html(source: str) -> str:
+    """The Markdown filter of the feedback's and the formgrader's templates
+    (nbgrader_config.py puts it in place of nbconvert's): rendered, then cleaned, so a cell,
+    a comment or an output rendered there runs nothing even where the stored notebook was
+    never cleaned (the formgrader's own Autograde button)."""
+    return clean_html(render_markdown(str(source)))
+
+
+def markdown_text(text: str) -> str:
+    """`text` as Markdown that renders as exactly that text: every ASCII punctuation
+    character escaped (a student's file name in a flag never becomes a link or a tag)."""
+    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", text)
+
+
+def as_one_block(html: str) -> str:
+    """Clean HTML as Markdown that any renderer passes through as it is: one `<div>` on one
+    line (a Markdown HTML block ends at a blank line; newlines inside `<pre>` kept as
+    character references, other newlines are spaces in HTML anyway)."""
+    html = re.sub(r"<pre\b.*?</pre>", lambda m: m.group(0).replace("\n", "&#10;"), html,
+                  flags=re.S | re.I)
+    html = html.replace("\r", " ").replace("\n", " ")
+    return f'<div class="{SANITIZED_CLASS}">{html}</div>'
+
+
+def clean_markdown(source: str) -> str:
+    """A Markdown cell's source, rendered, cleaned and stored as one block of HTML."""
+    return as_one_block(clean_html(render_markdown(source)))
+
+
+def clean_output(output: nbformat.NotebookNode) -> None:
+    """One output, cleaned in place: text and images kept, HTML and Markdown cleaned (as
+    HTML), LaTeX made inert, everything else dropped."""
+    if output.get("output_type") not in ("display_data", "execute_result",
+                                         "update_display_data"):
+        return  # a stream or an error: text, which every template escapes
+    data = output.setdefault("data", {})
+    if "text/markdown" in data:
+        rendered = render_markdown(_text(data.pop("text/markdown")))
+        data.setdefault("text/html", rendered)
+    for key in list(data):
+        if key == "text/html":
+            data[key] = clean_html(_text(data[key]))
+        elif key == "text/latex":
+            data[key] = inert_math(_text(data[key]))
+        elif key not in SAFE_OUTPUTS:
+            del data[key]
+
+
+def _text(value) -> str:
+    return value if isinstance(value, str) else "".join(value)
 
 
 def sanitized(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of `nb` whose outputs and Markdown can run nothing in a browser."""
     clean = copy.deepcopy(nb)
-    cleaner = SanitizeHTML(tags=TAGS, attributes=ATTRIBUTES, strip=True,
-                           safe_output_keys=SAFE_OUTPUTS)
-    for index, cell in enumerate(clean.cells):
+    clean.metadata.pop("widgets", None)  # widget state: templates load its code to show it
+    for cell in clean.cells:
+        if cell.cell_type in ("markdown", "raw"):
+            cell.source = clean_markdown(cell.source)
         for output in cell.get("outputs", []):
-            if output.get("output_type") in ("display_data", "execute_result", "update_display_data"):
-                output.setdefault("data", {})
-        cleaner.preprocess_cell(cell, {}, index)
-        for key in [k for k in cell.get("attachments", {})]:
-            cell.attachments.pop(key)  # an attachment is shown as the browser reads its type
+            clean_output(output)
+        cell.pop("attachments", None)  # an attachment is shown as the browser reads its type
     return clean

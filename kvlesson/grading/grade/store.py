@@ -22,19 +22,49 @@ import nbformat
 
 from kvlesson.grading.course import notebooks, seal
 from kvlesson.grading.course.folders import MARKER, Course, marker_of, read_timestamp
-from kvlesson.grading.course.results import FAILED, Marker, SubmissionResult
-from kvlesson.grading.grade.sanitize import sanitized
+from kvlesson.grading.course.results import FAILED, Flag, Marker, SubmissionResult
+from kvlesson.grading.course.text import printable
+from kvlesson.grading.grade.sanitize import markdown_text, sanitized
 from kvlesson.grading.marking import diagnosis
 
 COMMENT_PREFIX = "kvlesson grader: "
 
 
+MAX_STUDENT_ID = 128  # characters of a student id in nbgrader's gradebook
+
+
+def id_problem(name: str) -> str:
+    """Why the folder name `name` in submitted/ cannot be a student's id in the gradebook
+    ("" when it can): bytes that are not UTF-8, a control character, a leading dot, too long."""
+    if printable(name, MAX_STUDENT_ID) != name:
+        return (f"its name is not one a gradebook can hold (bytes that are not UTF-8, a control "
+                f"character, or more than {MAX_STUDENT_ID} characters)")
+    if name.startswith("."):
+        return "its name starts with a dot, as nbgrader's own folders do"
+    return ""
+
+
+def submitted_folders(course: Course, assignment: str) -> tuple[list[str], list[str]]:
+    """The students with a submission of `assignment` (their folder in submitted/ a real one),
+    and, apart, each folder whose name cannot be a student's id, named printably with why."""
+    students, odd = [], []
+    for path in sorted(course.submitted.glob(f"*/{assignment}")):
+        if path.parent.is_symlink():
+            continue
+        problem = id_problem(path.parent.name)
+        if problem:
+            odd.append(f"submitted/{printable(path.parent.name)}: not graded: {problem}")
+        else:
+            students.append(path.parent.name)
+    return students, odd
+
+
 def pending(course: Course, assignment: str, force: bool) -> list[str]:
     """The students whose submission has no result yet: no marker, a marker of an older
     submission, or no submission in the gradebook (a run killed after the files were
-    written); every student with `force`."""
-    students = sorted(p.parent.name for p in course.submitted.glob(f"*/{assignment}")
-                      if not p.parent.is_symlink())
+    written); every student with `force`. A folder whose name cannot be a student id is
+    never one of them (`submitted_folders` names it)."""
+    students, _ = submitted_folders(course, assignment)
     if force:
         return students
     with course.gradebook() as gb:
@@ -95,13 +125,28 @@ def as_markdown(text: str) -> str:
                     for inside, part in enumerate(parts))
 
 
+def submission_time(result: SubmissionResult):
+    """The submission's time as nbgrader stores it; None, with a flag on the result, when
+    its `timestamp.txt` holds no time nbgrader can read (the mark is then stored without a
+    time, and no late penalty applies)."""
+    from nbgrader.utils import parse_utc
+
+    if not result.timestamp:
+        return None
+    try:
+        return parse_utc(result.timestamp)
+    except (ValueError, OverflowError, TypeError) as error:
+        result.flags.append(Flag(f"the submission's time {result.timestamp!r} cannot be read "
+                                 f"({type(error).__name__}): stored without a time, so no "
+                                 "late penalty applies; check it by hand"))
+        return None
+
+
 def store_grades(course: Course, assignment: str, result: SubmissionResult) -> None:
     """Write one result into the gradebook: the marks of the autograded tests, nbgrader's own
     grades of the other cells, 0 throughout for a submission that could not be graded, and
     each flag as a comment on the answer cell of its exercise."""
-    from nbgrader.utils import parse_utc
-
-    timestamp = parse_utc(result.timestamp) if result.timestamp else None
+    timestamp = submission_time(result)
     with course.gradebook() as gb, warnings.catch_warnings():
         # nbgrader's own SQLAlchemy warnings when it makes a submission ("Object of type
         # <SubmittedAssignment> not in session"): harmless, see docs/instructors.md
@@ -133,10 +178,11 @@ def store_grades(course: Course, assignment: str, result: SubmissionResult) -> N
             for flag in result.flags:
                 if flag.notebook in (notebook.name, ""):
                     target = answer_cell_for(graded, flag.cell, answers)
-                    reasons.setdefault(target, []).append(
-                        f"{flag.cell}: {flag.reason}" if flag.cell else flag.reason)
+                    # a flag holds the student's text: it renders as that text, never a link
+                    reasons.setdefault(target, []).append(markdown_text(
+                        f"{flag.cell}: {flag.reason}" if flag.cell else flag.reason))
             if not result.graded and answers:
-                reasons.setdefault(answers[0], []).append(result.failure)
+                reasons.setdefault(answers[0], []).append(markdown_text(result.failure))
             for mark in info.marks if info else ():
                 if mark.outcome == FAILED:  # what the feedback names
                     target = answer_cell_for(graded, mark.grade_id, answers)

@@ -27,9 +27,10 @@ from pathlib import Path
 
 import nbformat
 
+from kvlesson.grading.box import fonts
 from kvlesson.grading.box.flags import read_flags
 from kvlesson.grading.box.ledger import cell_source_hash
-from kvlesson.grading.course import folders, seal
+from kvlesson.grading.course import contract, folders, seal
 from kvlesson.grading.course.folders import MARKER, Course, read_timestamp
 from kvlesson.grading.course.key import key_path, read_key
 from kvlesson.grading.course.notebooks import grade_id_of, meta, python_of
@@ -40,6 +41,7 @@ from kvlesson.grading.course.results import (
     SubmissionResult,
     result_to_json,
 )
+from kvlesson.grading.grade import second_run
 from kvlesson.grading.marking import cell_roles, marks
 
 LOG_LIMIT = 50_000  # characters of nbgrader's log kept per submission
@@ -55,6 +57,11 @@ class Job:
     private: str  # a new folder for this job, outside the course root
     template: str  # the gradebook as the run found it (copied per job)
     hide: list[str]  # folders the box must hide besides the course root (the run's folder)
+    shared: str = ""  # the run's folder the workers share (kvlesson without some functions)
+
+
+# Loaded in every graded kernel before any cell: what `%matplotlib inline` and a chart need.
+ALWAYS_PRELOADED = ("matplotlib.pyplot", "matplotlib_inline.backend_inline")
 
 
 @functools.lru_cache(maxsize=16)
@@ -62,8 +69,9 @@ def ledger_spec(root: Path, assignment: str, forbidden: tuple[str, ...]) -> str:
     """The box's ledger for this assignment: every forbidden function of its exercises; the
     hashes of the course's own code cells (answer cells excepted: they are the student's),
     whose calls are not a student's; and of its test cells, which run the student's code and
-    so are watched (each as IPython hands it to the kernel, and as it runs)."""
-    course, tests = [], []
+    so are watched (each as IPython hands it to the kernel, and as it runs); and the modules
+    the course's own cells import, which the kernel loads before any cell ("preload")."""
+    course, tests, modules = [], [], list(ALWAYS_PRELOADED)
     for notebook in sorted((_course(root).source / assignment).glob("*.ipynb")):
         for cell in nbformat.read(notebook, as_version=4).cells:
             role = meta(cell)
@@ -73,12 +81,25 @@ def ledger_spec(root: Path, assignment: str, forbidden: tuple[str, ...]) -> str:
             course += hashes
             if role.get("grade"):
                 tests += hashes
-    return json.dumps({"forbidden": list(forbidden), "course": course, "tests": tests})
+            modules += cell_roles.imported_modules(cell.source)
+    return json.dumps({"forbidden": list(forbidden), "course": course, "tests": tests,
+                       "preload": list(dict.fromkeys(modules))})
 
 
 @functools.lru_cache(maxsize=16)
 def _course(root: Path) -> Course:
     return Course(root, folders.load(root))
+
+
+def shared_folder(job: Job) -> Path:
+    """The folder the run's workers share (the job's own folder when none is given)."""
+    return Path(job.shared) if job.shared else Path(job.private) / "shared"
+
+
+@functools.lru_cache(maxsize=16)
+def notebook_names(root: Path, assignment: str) -> tuple[str, ...]:
+    """The file names of the assignment's notebooks, as the release gives them."""
+    return tuple(sorted(p.name for p in (_course(root).source / assignment).glob("*.ipynb")))
 
 
 @functools.lru_cache(maxsize=16)
@@ -134,14 +155,14 @@ def _grade(job: Job) -> SubmissionResult:
     source = course.submitted / job.student / job.assignment
     timestamp = read_timestamp(source)
     flags = [Flag(note) for note in seal.read_refusals(source)]
-    refused = seal.seal(source, private / "submitted" / job.student / job.assignment,
-                        ignore=(".ipynb_checkpoints", seal.REFUSALS, MARKER))
+    sealed = private / "submitted" / job.student / job.assignment
+    refused = seal.seal(source, sealed, ignore=(".ipynb_checkpoints", seal.REFUSALS, MARKER))
+    refused += contract.keep_notebooks(sealed, notebook_names(root, job.assignment))
     flags += [Flag(f"left out: {r}") for r in refused]
     shutil.copy(job.template, private / "gradebook.db")
     seal.seal(course.source / job.assignment, private / course.source.name / job.assignment,
               ignore=("*.ipynb", ".ipynb_checkpoints"))
     key = read_key(key_path(root, job.assignment))
-    sealed = private / "submitted" / job.student / job.assignment
 
     def result(graded: bool, **more) -> SubmissionResult:
         return SubmissionResult(job.assignment, job.student, timestamp, graded, flags=flags,
@@ -166,8 +187,12 @@ def _grade(job: Job) -> SubmissionResult:
                 "of the assignment and paste your answers into it"))
     graded = result(True, autograded=str(out), log=log)
     grades = _grades(private / "gradebook.db", job.assignment, job.student)
+    again = second_run.SecondRun(config, private, shared_folder(job),
+                                 (private / "ledger.json").read_text(), sealed)
     for path in notebooks:
-        notebook, found = _marked(root, job.assignment, path, key)
+        notebook, found = _marked(root, job.assignment, path, key, again)
+        graded.log = "\n".join([graded.log, *again.log])[-LOG_LIMIT:]
+        again.log.clear()
         graded.notebooks[path.stem] = replace(grades.get(path.stem, NotebookResult()),
                                               marks=notebook.marks, tampered=notebook.tampered)
         graded.flags += found
@@ -184,6 +209,7 @@ def _autograde(job: Job, config, private: Path) -> tuple[bool, str]:
     config.CourseDirectory.root = str(private)
     config.CourseDirectory.db_url = f"sqlite:///{private / 'gradebook.db'}"
     config.BoxedExecute.ledger = str(private / "ledger.json")
+    config.BoxedExecute.font_cache = fonts.font_cache(shared_folder(job))
     config.BoxedExecute.hide = [job.root, *job.hide]
     coursedir = CourseDirectory(config=config)
     coursedir.assignment_id, coursedir.student_id = job.assignment, job.student
@@ -217,16 +243,19 @@ def _grades(db: Path, assignment: str, student: str) -> dict[str, NotebookResult
     return out
 
 
-def _marked(root: Path, assignment: str, path: Path,
-            key: dict) -> tuple[marks.NotebookMark, list[Flag]]:
+def _marked(root: Path, assignment: str, path: Path, key: dict,
+            again: second_run.SecondRun | None = None) -> tuple[marks.NotebookMark, list[Flag]]:
     """One graded notebook marked outside the kernel, inside its own error handler: its
-    marks, and its flags (each exercise's, the notebook's, and what the box saw)."""
+    marks, and its flags (each exercise's, the notebook's, and what the box saw); with
+    `again`, its right answers checked by the second run."""
     name = path.stem
     try:
         nb = nbformat.read(path, as_version=4)
         _, box_flags = read_flags(nb)
         source, course = instructor(root, assignment, name)
         mark = marks.mark_notebook(nb, key, source, box_flags, course)
+        if again is not None:
+            mark = again.check(path, key, mark)
         flags = [Flag(f, notebook=name, cell=m.grade_id) for m in mark.marks for f in m.flags]
         flags += [Flag(f, notebook=name) for f in mark.flags]
         # a forbidden function that ran is a flag only where it costs an exercise (above)

@@ -4,8 +4,9 @@ The grade reads a notebook as the course laid it out. A code cell is the course'
 its id is one of the course's, appears once, and its code is as the course wrote it (or as
 the release gave it); every other code cell (an answer, a cell the student added or
 changed) is the student's, and is read as code. The code that works out an exercise's
-answer is its answer cell and the student's cells that bind the names it reads, and so on
-back; and the course's cells must keep the course's order.
+answer is its answer cell and the student's cells that can change what it reads, and so on
+back (`kvlesson.grading.marking.answer_flow`); and the course's cells must keep the course's
+order.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import nbformat
 
 from kvlesson.grading.course.notebooks import meta, parsed
 from kvlesson.grading.course.released import released, released_answer
-from kvlesson.grading.marking import cell_scan
+from kvlesson.grading.marking import answer_flow, cell_scan
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class CourseCells:
     modules: set[str] = field(default_factory=set)
     released: dict[str, str] = field(default_factory=dict)
     stubs: dict[str, str] = field(default_factory=dict)
+    bound: frozenset[str] = frozenset()  # every name the course's own cells bind
 
     @classmethod
     def of(cls, instructor: nbformat.NotebookNode) -> "CourseCells":
@@ -46,7 +48,8 @@ class CourseCells:
         return cls([c.get("id") for c in code], {c.get("id"): c.source for c in own}, answers,
                    names, modules, {c.get("id"): released(c.source) for c in own},
                    {c.get("id"): released_answer(c.source) for c in code
-                    if c.get("id") in answers})
+                    if c.get("id") in answers},
+                   frozenset(n for c in own for n in answer_flow.effects(c.source).binds))
 
     def is_own(self, cell, ids_seen: dict[str, int]) -> bool:
         """A cell of the submission is the course's own: its id is the course's, it appears
@@ -65,6 +68,21 @@ def imports(source: str) -> list[list[str]]:
             if isinstance(node, (ast.Import, ast.ImportFrom))]
 
 
+def imported_modules(source: str) -> list[str]:
+    """The modules a cell's imports load, in order: `import a.b` gives a.b, `from a import
+    b, c` gives a, a.b and a.c (b or c may be a name, not a module: loading it then fails,
+    and whoever loads these skips it)."""
+    tree = parsed(source)
+    found: list[str] = []
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names
+                                     if alias.name != "*")]
+    return found
+
+
 def first_line(source: str) -> str:
     line = next((line.strip() for line in source.splitlines() if line.strip()), "")
     return line if len(line) <= 60 else line[:57] + "..."
@@ -75,48 +93,21 @@ def answer_cell(nb: nbformat.NotebookNode, test: int) -> int | None:
     return next((i for i in range(test, -1, -1) if meta(nb.cells[i]).get("solution")), None)
 
 
-def answer_cells(nb: nbformat.NotebookNode, test: int, theirs: dict[int, object]) -> set[int]:
+def answer_cells(nb: nbformat.NotebookNode, test: int, theirs: dict[int, object],
+                 course: frozenset[str] = frozenset()) -> set[int]:
     """The cells that work out the answer a test at `test` checks: the answer cell above it,
-    and, following the names it reads, every cell of the student's above it that last bound
-    one of them (and so on). An answer may use what another exercise's answer defines; it
-    may not use, through another cell, a function its own exercise forbids."""
+    and every cell of the student's above the test that can change what the test or those
+    cells read (`kvlesson.grading.marking.answer_flow`: names bound, dicts and objects changed
+    in place, `global`, IPython's `_` and `Out`, functions that change them). An answer may
+    use what another exercise's answer defines; it may not use, through another cell, a
+    function its own exercise forbids."""
     answer = answer_cell(nb, test)
     if answer is None:
         return set()
-    found, todo = {answer}, [answer]
-    while todo:
-        index = todo.pop()
-        for name in reads(nb.cells[index].source):
-            binder = next((i for i in range(index - 1, -1, -1)
-                           if i in theirs and name in binds(nb.cells[i].source)), None)
-            if binder is not None and binder not in found:
-                found.add(binder)
-                todo.append(binder)
-    return found
-
-
-def reads(source: str) -> set[str]:
-    tree = parsed(source)
-    if tree is None:
-        return set()
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-
-def binds(source: str) -> set[str]:
-    """The names a cell binds at its top level: assignments, functions, classes, imports."""
-    tree = parsed(source)
-    if tree is None:
-        return set()
-    names = set()
-    for statement in tree.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(statement.name)
-        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in statement.names)
-        else:
-            names.update(n.id for n in ast.walk(statement)
-                         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-    return names
+    sources = {i: c.source for i, c in enumerate(nb.cells[:test + 1]) if c.cell_type == "code"}
+    mine = set(theirs) | {answer}
+    return {answer} | answer_flow.feeding_cells(sources, mine, test, course) \
+        | answer_flow.feeding_cells(sources, mine, answer, course)
 
 
 def moved(order: list[tuple[int, int]], nb: nbformat.NotebookNode) -> dict[int, int]:

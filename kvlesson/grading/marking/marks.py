@@ -18,13 +18,14 @@ import nbformat
 
 from kvlesson.grading.checks import forbidden, probes, selfcheck
 from kvlesson.grading.checks.records import records_of
-from kvlesson.grading.course.notebooks import meta
+from kvlesson.grading.course.notebooks import grade_id_of, meta
 from kvlesson.grading.course.results import (
     FAILED,
     FORBIDDEN,
     NOT_GRADED,
     PASSED,
     TAMPERING,
+    ZEROED,
     ExerciseMark,
     Flag,
 )
@@ -51,8 +52,9 @@ def mark_cell(cell, exercise: dict, setting: dict | None) -> ExerciseMark:
     records = records_of(cell)
     if len(records) != 1:
         what = "no record line" if not records else f"{len(records)} record lines"
-        return ExerciseMark(grade_id, points, 0.0, (f"{what} in the test cell's output: the cell did not "
-                                            f"run, or the output was tampered with",))
+        return ExerciseMark(grade_id, points, 0.0, (
+            f"{what} in the test cell's output: the cell did not run, or the output was "
+            f"tampered with",))
     record, flags = records[0], []
     values = record.get("values")
     if record.get("id") != grade_id or not isinstance(values, list) \
@@ -142,7 +144,7 @@ def mark_notebook(nb: nbformat.NotebookNode, key: dict, instructor: nbformat.Not
         mark, test = mark_cell(nb.cells[tests[grade_id]], exercise, key.get("setting")), \
             tests[grade_id]
         flags, score = list(mark.flags), mark.score
-        feeding = cell_roles.answer_cells(nb, test, dict(theirs)) | {test}
+        feeding = cell_roles.answer_cells(nb, test, dict(theirs), course.bound) | {test}
         hits = sorted({(where, name) for index, name, where in seen_forbidden
                        if index in feeding and name in exercise["forbidden"]})
         for where, name in hits:
@@ -169,6 +171,28 @@ def _with_outcome(mark: ExerciseMark, nb: nbformat.NotebookNode, test: int | Non
         nb.cells[answer].source, course.stubs.get(nb.cells[answer].get("id"), ""))
     right = mark.outcome == PASSED  # mark_cell's verdict on the values alone
     return replace(mark, outcome=diagnosis.outcome(mark.points, mark.score, right, skipped))
+
+
+def recorded(nb: nbformat.NotebookNode, exercise: dict, grade_id: str) -> list[str] | None:
+    """The answers the test `grade_id` recorded (the grade's normal forms), or None when it
+    recorded none, or more than one."""
+    cell = next((c for c in nb.cells if c.cell_type == "code" and grade_id_of(c) == grade_id),
+                None)
+    records = records_of(cell) if cell is not None else []
+    if len(records) != 1 or not isinstance(records[0].get("values"), list):
+        return None
+    values = records[0]["values"]
+    if len(values) != len(exercise["probes"]):
+        return None
+    return diagnosis.answers_of(exercise, values)
+
+
+def zeroed(mark: NotebookMark, words: dict[str, str]) -> NotebookMark:
+    """`mark` with each exercise of `words` (grade id: why) scored 0, the words among its
+    flags; its values were right, so its outcome is zeroed."""
+    return replace(mark, marks=[
+        replace(m, score=0.0, flags=(*m.flags, words[m.grade_id]), outcome=ZEROED)
+        if m.grade_id in words else m for m in mark.marks])
 
 
 def unmarkable(key: dict, reason: str) -> NotebookMark:

@@ -4,7 +4,8 @@
     reports/course.html, reports/course.csv                every graded assignment
     ... .names.html, .names.csv                            the same with students named
 
-The CSV has one row per number of the page, so a spreadsheet can check or redraw it:
+The CSV has one row per number of the page, so a spreadsheet can check or redraw it (a
+cell that would start like a formula, as a flag's words may, starts with an apostrophe).
 `section` says what the row counts ("exercise": handed in, passed, failed, skipped;
 "mistake": a group of failed answers; "score": students with a total score; "flag";
 "made" and "carry": a mistake made in `assignment`, and made again in `then`), `count`
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from kvlesson.grading.course import folders
 from kvlesson.grading.course.folders import Course
+from kvlesson.grading.course.text import csv_cell
 from kvlesson.grading.report import counts, page
 from kvlesson.grading.report.charts import score_bins
 from kvlesson.grading.report.counts import AssignmentReport, Carry
@@ -80,7 +82,9 @@ def _write(folder: Path, stem: str, html: str, rows: list[dict], names: bool) ->
     with base.with_name(base.name + ".csv").open("w", newline="") as out:
         writer = csv.DictWriter(out, COLUMNS)
         writer.writeheader()
-        writer.writerows(rows)
+        # a flag's words and a student's id are the student's text: never a formula
+        writer.writerows({name: csv_cell(value) for name, value in row.items()}
+                         for row in rows)
     return page
 
 

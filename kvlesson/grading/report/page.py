@@ -1,10 +1,11 @@
 """The class report as one self-contained HTML page: tables, and the charts inside it.
 
 Nothing is fetched: the style is in the page and each chart is a PNG in the page itself
-(a data URL) with its alt text. It prints on paper as it shows on screen. By default the
-page names no student (it can be shown to the class): the counts and shares only, and
-the flags without their student, whose id is also taken out of the flag's words; with
-`names`, each group of answers lists its students, and each flag its student.
+(a data URL) with its alt text; every text of a student's (an id, a flag's words) is escaped,
+and the page's own policy lets it run no script at all. It prints on paper as it shows on
+screen. By default the page names no student (it can be shown to the class): the counts
+and shares only, and the flags without their student, whose id is also taken out of the
+flag's words; with `names`, each group of answers lists its students, and each flag its student.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ code { font-size: 0.95em; }
 @media print { body { margin: 0; max-width: none; } h2 { break-before: auto; }
                table, figure { break-inside: avoid; } }
 """
+
+
+# What the page may load and run: its own style and its PNGs, nothing else (every text of a
+# student's on it is escaped as well).
+POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
 
 def share(count: int, whole: int) -> str:
@@ -153,6 +159,7 @@ def page(title: str, body: str, names: bool) -> str:
     who = ("Students are named: keep this page to yourself." if names else
            "No student is named: this page can be shown to the class.")
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{POLICY}\">"
             f"<title>{escape(title)}</title><style>{STYLE}</style></head><body><main>"
             f"<h1>{escape(title)}</h1><p class=\"note\">{who}</p>\n{body}\n"
             "</main></body></html>\n")
