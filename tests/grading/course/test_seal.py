@@ -96,7 +96,8 @@ def test_collect_seals_a_submission_planted_in_the_exchange(tmp_path):
     course.mkdir()
     (course / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
     exchange = tmp_path / "exchange"
-    inbound = exchange / "kvlesson" / "inbound" / "alice+01_floor_plan+2026-12-01 10:00:00.000000 UTC+abc"
+    inbound = (exchange / "kvlesson" / "inbound"
+               / "alice+01_floor_plan+2026-12-01 10:00:00.000000 UTC+abc")
     inbound.mkdir(parents=True)
     instructor = tmp_path / "instructor.ipynb"
     instructor.write_text('{"secret": "the solutions"}')
@@ -111,6 +112,17 @@ def test_collect_seals_a_submission_planted_in_the_exchange(tmp_path):
     assert not (folder / "floor_plan.ipynb").exists(), "the link was followed"
     assert (folder / "timestamp.txt").is_file()
     assert any("floor_plan.ipynb: a symbolic link" in r for r in seal.read_refusals(folder))
+
+
+def test_collects_notes_are_told_apart_from_any_other_file_of_their_name(tmp_path):
+    seal.write_refusals(tmp_path, ["floor_plan.ipynb: a symbolic link"])
+    assert seal.read_refusals(tmp_path) == ["floor_plan.ipynb: a symbolic link"]
+    seal.write_refusals(tmp_path, [])
+    assert seal.read_refusals(tmp_path) == []
+    for other in ('["the grader owes me a point"]', '{"notes": ["no mark of collect"]}', "{"):
+        (tmp_path / seal.REFUSALS).write_text(other)
+        [note] = seal.read_refusals(tmp_path)
+        assert seal.REFUSALS in note and "the grader owes me" not in note, note
 
 
 def test_feedback_with_a_link_in_it_is_not_released(tmp_path):
@@ -143,7 +155,7 @@ def test_a_graded_notebook_keeps_only_inert_html():
             "application/javascript": "alert(5)", "image/svg+xml": "<svg onload='alert(6)'/>",
             "text/plain": "kept"})])]
     clean = json.dumps(sanitized(nb))
-    for live in ("<script", "onerror", "onclick", "javascript:", "<iframe", "application/javascript",
-                 "svg"):
+    for live in ("<script", "onerror", "onclick", "javascript:", "<iframe",
+                 "application/javascript", "svg"):
         assert live not in clean, live
     assert "<sup>30</sup>" in clean and "<table" in clean and "kept" in clean
