@@ -183,11 +183,11 @@ def _group_exists(group: str) -> bool:
     return subprocess.run(["getent", "group", group], capture_output=True).returncode == 0
 
 
-def as_account(name: str, command: str) -> tuple[int, str]:
+def as_account(name: str, command: str, timeout: float = 60) -> tuple[int, str]:
     """Run a shell command as the account `name` (with its groups, as a login gives them);
     its exit status and output."""
     done = subprocess.run(["runuser", "-u", name, "--", "sh", "-c", command],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=timeout)
     return done.returncode, (done.stdout + done.stderr).strip()
 
 

@@ -22,7 +22,6 @@ end, also when it fails.
 
 from __future__ import annotations
 
-import copy
 import csv
 import datetime
 import json
@@ -44,8 +43,8 @@ import nbformat
 import pytest
 from nbgrader.utils import notebook_hash
 
-from kvlesson.grading.build import command
 from support import hub_attack, hub_guide as guide
+from support.handing_in import answers_to_tests, handed_in, points, signed
 from support.hub_session import (
     BIND,
     HUB_PORTS,
@@ -133,47 +132,6 @@ def course_repository(dest: Path) -> Path:
     run(*git, "add", "-A")
     run(*git, "commit", "-q", "-m", "the course")
     return dest
-
-
-# ---------------------------------------------------------------------------
-# The notebooks the students hand in
-
-
-def signed(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
-    """The notebook with the student's name in a comment of every code answer, so that a
-    feedback page shows whose work it holds."""
-    nb = copy.deepcopy(nb)
-    for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution") and cell.cell_type == "code":
-            cell.source = f"# work of {name}\n{cell.source}"
-    return nb
-
-
-def answers_to_tests(nb: nbformat.NotebookNode) -> dict[str, list[str]]:
-    """Each autograded answer cell ('P_answer') and the test cells that grade it ('P_...')."""
-    ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
-    answers = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
-               if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
-    return {a: [i for i in ids if i != a and i.startswith(a.removesuffix("answer"))]
-            for a in answers}
-
-
-def handed_in(release: nbformat.NotebookNode, solution: nbformat.NotebookNode,
-              answered: set[str]) -> nbformat.NotebookNode:
-    """The release with the instructor's answer in the cells `answered` (grade ids)."""
-    right = command.answered(release, solution)
-    nb = copy.deepcopy(release)
-    for mine, model in zip(nb.cells, right.cells):
-        if mine.metadata.get("nbgrader", {}).get("grade_id") in answered:
-            mine.source = model.source
-    return nb
-
-
-def points(nb: nbformat.NotebookNode) -> dict[str, float]:
-    """The points of each graded cell of the instructor's notebook."""
-    return {c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"]["points"])
-            for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
 
 
 # ---------------------------------------------------------------------------
