@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Iterator
 
 import ipywidgets as w
@@ -70,7 +71,8 @@ def real_view(gpu: GPU, model: Model | str, tp: int, weights: str, cache: str, s
             f"{quote.gb(p.allowed_bytes)}, weights {quote.gb(p.weights_bytes, 2)}, profiled "
             f"{quote.gb(p.reserve_bytes)}, KV pool {quote.gb(max(p.pool_bytes, 0), 2)}. ")
     if not launch.starts:
-        return RealView(launch, plan + f"**The server does not start.** vLLM says: {launch.error()}")
+        return RealView(launch,
+                        plan + f"**The server does not start.** vLLM says: {launch.error()}")
     return RealView(launch, plan + (
         f"The pool holds **{quote.count(launch.tokens)} tokens** "
         f"({quote.count(p.model.cache_bytes_per_token(tp))} bytes a token per GPU); one request "
@@ -98,7 +100,8 @@ class PlanBar:
         """Draw one GPU of `launch`, or an empty bar when nothing could be sized."""
         if launch is None:
             self.bar.clear()
-            self.ax.set_title("nothing to draw: see the message above", color=VERMILION, fontsize=10)
+            self.ax.set_title("nothing to draw: see the message above", color=VERMILION,
+                              fontsize=10)
             return
         p = launch.parts
         self.bar.show(p.segments(), p.allowed_bytes, p.weights_bytes + p.reserve_bytes,
@@ -118,12 +121,19 @@ class RealServerExplorer(Explorer):
                  reserve_bytes: float = PROFILED_BYTES):
         self.reserve_bytes = reserve_bytes
         self.gpu = w.Dropdown(description="card", options=list(GPUS), value=gpu.upper())
-        self.model = w.Dropdown(description="model", options=[*MODELS, PASTED], value=model.upper())
-        self.config = w.Textarea(placeholder="paste a config.json here, then pick "
+        # A course for a model's config.json (kvlesson for --model-config): MODEL names the
+        # file beside the notebook, which starts out pasted.
+        pasted = model.lower().endswith(".json")
+        self.model = w.Dropdown(description="model", options=[*MODELS, PASTED],
+                                value=PASTED if pasted else model.upper())
+        self.config = w.Textarea(value=Path(model).read_text() if pasted else "",
+                                 placeholder="paste a config.json here, then pick "
                                              f"'{PASTED}' as the model",
                                  layout=w.Layout(width="640px", height="80px"))
-        self.tp = slider(w.SelectionSlider, "GPUs (tensor parallel)", options=list(TP_CHOICES), value=tp)
-        self.weights = w.Dropdown(description="weights", options=["bf16", "fp16", "fp8"], value="bf16")
+        self.tp = slider(w.SelectionSlider, "GPUs (tensor parallel)", options=list(TP_CHOICES),
+                         value=tp)
+        self.weights = w.Dropdown(description="weights", options=["bf16", "fp16", "fp8"],
+                                  value="bf16")
         self.cache = w.Dropdown(description="KV cache", options=["auto", "fp8"], value="auto")
         self.share = share_slider(share)
         choices = sorted(set(LONGEST_CHOICES) | {longest})
@@ -140,7 +150,8 @@ class RealServerExplorer(Explorer):
         self.refresh()
 
     def launch(self, preset: Launch) -> None:
-        """Set every control to `preset` (weights in BF16, the cache as computed), then redraw once."""
+        """Set every control to `preset` (weights in BF16, the cache as computed), then redraw
+        once."""
         with self.held():
             self.gpu.value, self.model.value, self.tp.value = preset.gpu, preset.model, preset.tp
             self.share.value, self.longest.value = preset.share, preset.longest

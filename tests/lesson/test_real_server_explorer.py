@@ -174,3 +174,15 @@ def test_notebook_5_points_at_the_preset_button():
 def test_the_caption_counts_its_gpus(tp, words):
     caption = real_view(kv.H100_80GB, kv.LLAMA_33_70B, tp, "bf16", "auto", 92, 4_096).caption
     assert caption.startswith(words) and "1 GPUs" not in caption and "Each of 1 " not in caption
+
+
+def test_a_courses_model_config_starts_out_pasted(tmp_path, monkeypatch):
+    """A course for a model's config.json (`kvlesson for --model-config`) gives the notebook
+    MODEL = "model_config.json", the file beside it: the explorer sizes that model."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model_config.json").write_text(json.dumps(LLAMA_31_8B_CONFIG))
+    explorer = RealServerExplorer("A100_80GB", "model_config.json")
+    assert (explorer.model.value, json.loads(explorer.config.value)) == \
+        (PASTED, LLAMA_31_8B_CONFIG)
+    view = explorer.compute(explorer.setting())
+    assert view.launch is not None and view.launch.starts, view.caption
