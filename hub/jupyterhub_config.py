@@ -1,15 +1,24 @@
 """JupyterHub for the course on one machine: real Unix accounts, one server per account.
 
-Installed by `sudo bash hub/setup.sh` (JupyterHub, its proxy and the course in
+Installed by `bash hub/setup.sh` as root (JupyterHub, its proxy and the course in
 /opt/kvlesson-hub, a folder every account can read; this file in /opt/kvlesson-hub/etc),
-started as root from any folder:
+started as root from any folder with the hub's public address:
 
-    sudo /opt/kvlesson-hub/venv/bin/jupyterhub -f /opt/kvlesson-hub/etc/jupyterhub_config.py
+    KVLESSON_HUB_ADDRESS=https://hub.example.org \
+        /opt/kvlesson-hub/venv/bin/jupyterhub -f /opt/kvlesson-hub/etc/jupyterhub_config.py
 
-and stopped with `sudo kill $(sudo cat /srv/jupyterhub/jupyterhub.pid)`. The hub keeps its
-state (the database of users, tokens and servers, the cookie secret, the process ids) in
+and stopped with `kill $(cat /srv/jupyterhub/jupyterhub.pid)`. The hub keeps its state (the
+database of users, tokens and servers, the cookie secret, the process ids) in
 /srv/jupyterhub, a folder only root may enter, and listens on the loopback address only:
 students reach it through a TLS proxy in front of it (docs/jupyterhub.md).
+
+Each account's server is on a name of its own, https://NAME.hub.example.org (JupyterHub's
+`subdomain_host`): a page one account serves (any file of its own, which its server may
+serve without a login) is then another origin than every other account's server and the
+hub, and the browser keeps it from reading or driving them. On one shared origin a
+student's page could frame or open the instructor's JupyterLab, read its XSRF token and
+type into a terminal as the instructor (docs/jupyterhub.md, "One name per account"; JupyterHub:
+"Subdomains are the only way to reliably isolate user servers from each other").
 
 Who is who comes from two Unix groups: the members of `kvlesson-instructors` get nbgrader's
 instructor tools (formgrader, Create Assignment) and grade the clone of the course in their
@@ -36,6 +45,19 @@ STATE = "/srv/jupyterhub"  # the hub's own files: root only (hub/setup.sh makes 
 # in the clear, except through the TLS proxy in front of it (docs/jupyterhub.md). Its other
 # ports (the hub's API, 8081, and the proxy's, 8001) are on loopback by JupyterHub's default.
 c.JupyterHub.bind_url = "http://127.0.0.1:8000"
+
+# Every account's server on its own name under the hub's public address (wildcard DNS and,
+# for https, a wildcard certificate: docs/jupyterhub.md, step 4).
+ADDRESS = os.environ.get("KVLESSON_HUB_ADDRESS", "")
+if not ADDRESS.startswith(("https://", "http://")):
+    raise SystemExit("Start the hub with its public address in KVLESSON_HUB_ADDRESS, e.g. "
+                     "KVLESSON_HUB_ADDRESS=https://hub.example.org (each account's server is "
+                     "then at https://NAME.hub.example.org: docs/jupyterhub.md, step 4); got "
+                     f"{ADDRESS!r}")
+c.JupyterHub.subdomain_host = ADDRESS
+# Over https, cookies locked to the name that set them (JupyterHub's advice with
+# subdomains): a student's server cannot set a cookie the hub or another server reads.
+c.JupyterHub.cookie_host_prefix_enabled = ADDRESS.startswith("https://")
 
 
 def private_state(folder: str) -> None:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Install the course's single-machine JupyterHub (run as root):
+# Install the course's single-machine JupyterHub (run as root: `sudo -i` first if you use
+# sudo; a fresh Debian has none):
 #
-#   sudo bash hub/setup.sh
+#   bash hub/setup.sh
 #
 # What it makes in /opt/kvlesson-hub, a folder every account can read (a hub started as root runs
 # each user's server as that user, so the user must be able to run this Python):
@@ -15,7 +16,11 @@
 #                      configuration it hands each account, copied from hub/
 #
 # and /srv/jupyterhub, the hub's own state (its database, cookie secret and process ids),
-# a folder only root may enter.
+# a folder only root may enter. It installs what the guide's steps need with apt when it is
+# missing: python3-venv, nodejs and npm (the proxy), bubblewrap (the grading box, which
+# instructors run from their servers: it checks that an ordinary account may use it), acl
+# (the exchange's inbound, open to the students' group only) and git (the instructor clones
+# the course). It says what it does as it goes; pip and npm print what they fetch.
 #
 # Re-running it is quick: packages are reinstalled only when the lock or the
 # package's source changed; the configuration is copied every time.
@@ -30,16 +35,26 @@ if [ "$(id -u)" != 0 ]; then
     echo "hub/setup.sh installs into $PREFIX for every account: run it as root" >&2
     exit 1
 fi
-for tool in npm node; do
-    if ! command -v "$tool" >/dev/null; then
-        apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
-        break
-    fi
-done
-if ! /usr/bin/python3 -c "import venv, ensurepip" 2>/dev/null; then
+say() { echo "hub/setup.sh: $*"; }
+# Debian's packages the guide's steps need, each named by a command it provides.
+missing=()
+/usr/bin/python3 -c "import venv, ensurepip" 2>/dev/null || missing+=(python3-venv)
+command -v npm >/dev/null && command -v node >/dev/null || missing+=(nodejs npm)
+command -v bwrap >/dev/null || missing+=(bubblewrap)
+command -v setfacl >/dev/null || missing+=(acl)
+command -v git >/dev/null || missing+=(git)
+if [ ${#missing[@]} -gt 0 ]; then
+    say "installing Debian's ${missing[*]} with apt-get"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+fi
+# The grading box runs as the instructor, an ordinary account: bubblewrap then needs
+# unprivileged user namespaces (Debian's default; some kernels and containers turn them off).
+if ! runuser -u nobody -- bwrap --ro-bind / / --unshare-all true 2>/dev/null; then
+    say "WARNING: bubblewrap cannot make its box as an ordinary account here, so instructors" \
+        "cannot grade on this machine: allow unprivileged user namespaces" \
+        "(sysctl kernel.unprivileged_userns_clone=1 on older Debian kernels," \
+        "user.max_user_namespaces above 0; in a container, one that allows them)" >&2
 fi
 
 umask 022
@@ -56,15 +71,18 @@ if [ "$(cat "$PREFIX/packages.stamp" 2>/dev/null)" != "$stamp" ]; then
     # JupyterHub and the course with its `course` extra, every package at the lock's
     # version; then the package itself again, so that a changed source replaces an
     # installed copy of the same version.
-    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -c constraints.txt \
-        "jupyterhub==$JUPYTERHUB_VERSION" "$package[course]"
+    say "installing JupyterHub $JUPYTERHUB_VERSION and the course into $VENV with pip" \
+        "(a few minutes the first time)"
+    "$VENV/bin/python" -m pip install --disable-pip-version-check --progress-bar off \
+        -c constraints.txt "jupyterhub==$JUPYTERHUB_VERSION" "$package[course]"
     "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-deps \
         --force-reinstall "$package"
     # Each server and nbgrader command starts 1.4 s sooner without jsonschema's unused
     # IRI check (see scripts/test.sh).
     "$VENV/bin/python" -m pip uninstall -q -y rfc3987-syntax 2>/dev/null || true
-    npm install -s --no-audit --no-fund --prefix "$PREFIX/proxy" \
-        "configurable-http-proxy@$PROXY_VERSION" >/dev/null
+    say "installing configurable-http-proxy $PROXY_VERSION from npm into $PREFIX/proxy"
+    npm install --no-audit --no-fund --loglevel=http --fetch-timeout=60000 --fetch-retries=2 \
+        --prefix "$PREFIX/proxy" "configurable-http-proxy@$PROXY_VERSION"
     echo "$stamp" > "$PREFIX/packages.stamp"
 fi
 
@@ -77,6 +95,10 @@ cp hub/instructor_nbgrader_config.py "$PREFIX/etc/instructor/nbgrader_config.py"
 cp hub/instructor_server_config.py "$PREFIX/etc/instructor/jupyter_server_config.py"
 JUPYTER_CONFIG_DIR="$PREFIX/etc/student" "$VENV/bin/python" hub/student_config.py
 cp hub/jupyterhub_config.py "$PREFIX/etc/jupyterhub_config.py"
+# The same course id, exchange and safe submit for an nbgrader command typed in a shell with
+# this environment (a term on one machine without the hub: docs/instructors.md).
+mkdir -p "$VENV/etc/jupyter"
+cp hub/nbgrader_config.py "$VENV/etc/jupyter/nbgrader_config.py"
 chmod -R a+rX,go-w "$PREFIX"
 install -d -o root -g root -m 700 /srv/jupyterhub  # also closes one that exists
 echo "JupyterHub for kvlesson installed in $PREFIX"

@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import ipywidgets as w
 from matplotlib.figure import Figure
@@ -78,7 +79,8 @@ def real_view(gpu: GPU, model: Model | str, tp: int, weights: str, cache: str, s
             f"{quote.gb(p.allowed_bytes)}, weights {quote.gb(p.weights_bytes, 2)}, profiled "
             f"{quote.gb(p.reserve_bytes)}, KV pool {quote.gb(max(p.pool_bytes, 0), 2)}. ")
     if not launch.starts:
-        return RealView(launch, plan + f"**The server does not start.** vLLM says: {launch.error()}")
+        return RealView(launch,
+                        plan + f"**The server does not start.** vLLM says: {launch.error()}")
     return RealView(launch, plan + (
         f"The pool holds **{quote.count(launch.tokens)} tokens** "
         f"({quote.count(p.model.cache_bytes_per_token(tp))} bytes a token per GPU); one request "
@@ -137,8 +139,13 @@ class RealServerExplorer(Explorer):
                  reserve_bytes: float = PROFILED_BYTES):
         self.reserve_bytes = reserve_bytes
         self.gpu = w.Dropdown(description="card", options=list(GPUS), value=gpu.upper())
-        self.model = w.Dropdown(description="model", options=[*MODELS, PASTED], value=model.upper())
+        # A course for a model's config.json (kvlesson for --model-config): MODEL names the
+        # file beside the notebook, which starts out pasted.
+        pasted = model.lower().endswith(".json")
+        self.model = w.Dropdown(description="model", options=[*MODELS, PASTED],
+                                value=PASTED if pasted else model.upper())
         self.config = w.Textarea(description="config.json",
+                                 value=Path(model).read_text() if pasted else "",
                                  placeholder="paste a config.json here, then pick "
                                              f"'{PASTED}' as the model",
                                  layout=w.Layout(width="640px", height="80px"))
@@ -160,7 +167,8 @@ class RealServerExplorer(Explorer):
         self.refresh()
 
     def launch(self, preset: Launch) -> None:
-        """Set every control to `preset` (weights in BF16, the cache as computed), then redraw once."""
+        """Set every control to `preset` (weights in BF16, the cache as computed), then redraw
+        once."""
         with self.held():
             self.gpu.value, self.model.value, self.tp.value = preset.gpu, preset.model, preset.tp
             self.share.value, self.longest.value = preset.share, preset.longest

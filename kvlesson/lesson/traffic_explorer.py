@@ -19,8 +19,7 @@ from kvlesson.arguments import positive, whole
 from kvlesson.lesson import quote
 from kvlesson.lesson.card_sentences import card_tag
 from kvlesson.lesson.explorers import Explorer, slider
-from kvlesson.lesson.figures import (BLUE, DARK_GREY, LABEL_BOX, MIN_TEXT_PT, VERMILION, WIDTH_IN,
-                                     Drawn)
+from kvlesson.lesson.figures import BLUE, DARK_GREY, LABEL_BOX, MIN_TEXT_PT, VERMILION, WIDTH_IN
 from kvlesson.memory.floor import RESERVE_BYTES
 from kvlesson.memory.specs import A100_80GB
 from kvlesson.memory.units import counted
@@ -126,12 +125,6 @@ class TrafficChart:
                     f"first token per chat, p95 {r.ttft.p95:.2f} s. Right: time per output token "
                     f"per chat, p95 {r.tpot.p95 * 1000:.1f} ms; every gap between tokens (ITL) "
                     f"p99 {r.itl.p99 * 1000:,.1f} ms, worst {r.itl.worst * 1000:,.1f} ms.")
-
-
-def traffic_chart(view: TrafficView) -> Drawn:
-    """The day's TTFT and TPOT per chat, for a notebook to show once."""
-    chart = TrafficChart(view)
-    return Drawn(chart.figure, chart.alt)
 
 
 class TrafficExplorer(Explorer):

@@ -247,7 +247,15 @@ def gpu(name: str | GPU) -> GPU:
 
 
 def model(name: str | Model) -> Model:
-    """A model by its constant's name ("LLAMA_31_8B"), as a notebook parameter gives it."""
+    """A model by its constant's name ("LLAMA_31_8B"), as a notebook parameter gives it, or
+    by the path of a Hugging Face config.json ("model_config.json": a course for a model of
+    one's own, `kvlesson for --model-config`)."""
+    if isinstance(name, str) and name.lower().endswith(".json"):
+        try:
+            return Model.from_hf_config(name)
+        except FileNotFoundError as error:
+            raise ValueError(f"model {name!r} names a config.json that is not there "
+                             f"({Path(name).resolve()})") from error
     return _lookup("model", name, MODELS, Model)
 
 

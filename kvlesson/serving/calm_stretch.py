@@ -4,7 +4,7 @@ Between two events (a chat joins, finishes or is paused)
 the same n chats run and each reads one token a step: every step has the
 same arithmetic time and reads n more tokens of cache than the step before,
 a memory time that rises in a straight line. The fast engine sums such a
-stretch here instead of step by step (the lesson's engine in `fast`).
+stretch here instead of step by step (the lesson's engine in `fast_engine`).
 """
 
 from __future__ import annotations

@@ -206,7 +206,7 @@ class FastServer:
                     memory = (weights + per_token * (cache + n * (k - 1))) / bandwidth
                     longest = memory if memory > longest else longest
                     longest = compute if compute > longest else longest
-                    if not reserved_need:  # blocks_taken(step + 1, k, n), inlined
+                    if not reserved_need:  # the blocks the k steps take: whole rounds, then a part
                         rounds, rest = divmod(k, B)
                         first_phase = (step + 1) % B
                         stop = first_phase + rest
@@ -302,7 +302,7 @@ def serve_fast(chats: Iterable, cap: int, share: int | None = None,
 
     The lesson's runs (every chat at time zero, none of notebook 6's settings)
     take the closed form above; the others skip calm stretches on the
-    reference's own state (`fast_traffic`).
+    reference's own state (`fast_traffic_engine`).
     """
     chats, setup = start(chats, cap, share, longest, reserved, blocks, gpu, model,
                          reserve_bytes, budget, prefix_caching, admission, admit_rule)

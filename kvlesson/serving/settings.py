@@ -1,7 +1,7 @@
 """The server's settings: the pool, the ceiling, the cap, and the traffic knobs.
 
 `make_setup` checks every setting and sizes the pool once; both engines
-(`server` step by step, `fast` event to event) run on the `Setup` it returns.
+(`server` step by step, `fast_engine` event to event) run on the `Setup` it returns.
 The lesson's settings are the cap, the share (or the blocks) and the ceiling;
 notebook 6 adds the token budget, prefix caching and the admission cap, each
 off by default, which gives the lesson's server, and the rule by which a

@@ -4,12 +4,15 @@ Real `nbgrader collect` and `nbgrader submit` commands on an exchange laid out a
 docs/jupyterhub.md lays it out, with submission folders owned by other system accounts
 (`daemon`, `bin`, `nobody`: root can hand a folder to any of them). What a student must
 not be able to do through the exchange: hand in work under a classmate's name, stop the
-collection of the whole class with a folder nbgrader cannot read, change a submission
-after its time without it being noticed, or leave a submission writable by classmates.
+collection of the whole class with any entry of inbound, lose a classmate (or themselves)
+the copy collected before, hand in late work named with an earlier time, be collected from
+outside the course's roster, supply the notes collect writes beside a submission, or leave
+a submission writable by classmates.
 """
 
 from __future__ import annotations
 
+import datetime
 import grp
 import os
 import pwd
@@ -21,6 +24,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from nbgrader.api import Gradebook
 
 from kvlesson.grading import exchange
 from kvlesson.grading.course import seal
@@ -28,8 +32,8 @@ from support.paths import ROOT
 
 ASSIGNMENT = "02_ceiling"
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0,
-                                reason="the exchange test hands folders to other accounts: run as root")
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0, reason="the exchange test hands folders to other accounts: run as root")
 
 
 def nbgrader(command: list[str], cwd: Path, home: Path, **env: str) -> subprocess.CompletedProcess:
@@ -69,6 +73,19 @@ def course(tmp_path) -> Path:
     return course
 
 
+def collect(course: Path, tmp_path: Path, *options: str) -> subprocess.CompletedProcess:
+    """The instructor's `nbgrader collect` of the assignment, which must not fail."""
+    done = nbgrader(["collect", ASSIGNMENT, f"--Exchange.root={tmp_path / 'exchange'}", *options],
+                    course, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def handed_in_at(stamp: str) -> datetime.datetime:
+    """A collected timestamp.txt as a time (UTC, naive as nbgrader keeps it)."""
+    return datetime.datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S.%f UTC")
+
+
 def collected(course: Path, student: str) -> tuple[str, list[str], str]:
     """What collect put in submitted/ for `student`: the notebook's text, the notes beside
     it, and its timestamp.txt ("" for a file that is not there)."""
@@ -95,9 +112,7 @@ def test_collect_takes_each_students_own_work_and_the_class_is_not_stopped(tmp_p
     hand_in(inbound, f"nobody+{ASSIGNMENT}+{week_ago}+e5", "nobody", "nobody's late work",
             "2025-01-01 00:00:00.000000 UTC")
 
-    done = nbgrader(["collect", ASSIGNMENT, f"--Exchange.root={tmp_path / 'exchange'}"],
-                    course, tmp_path)
-    assert done.returncode == 0, done.stdout + done.stderr
+    done = collect(course, tmp_path)
 
     work, notes, _ = collected(course, "daemon")
     assert "daemon's work" in work and notes == []
@@ -110,10 +125,105 @@ def test_collect_takes_each_students_own_work_and_the_class_is_not_stopped(tmp_p
                                     "its name holds no submission time"]
     work, notes, stamp = collected(course, "nobody")
     assert "nobody's late work" in work
-    assert stamp == week_ago
-    assert any(note.startswith("ceiling.ipynb was changed in the exchange 168 h after")
+    # Its time is when its files reached the exchange (now), not the week-old name.
+    now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    assert abs(handed_in_at(stamp) - now) < datetime.timedelta(minutes=5), stamp
+    assert any(note.startswith(f"its folder's name says it was handed in at {week_ago[:19]} "
+                               "UTC, but") and "counts as handed in at" in note
                for note in notes), notes
     assert any(note.startswith("timestamp.txt said '2025-01-01") for note in notes), notes
+
+
+def test_every_odd_entry_of_inbound_costs_that_entry_only(tmp_path, course):
+    """Issue 26's entries: a plain file, a link, a name with a time far in the future or a
+    date of 9999, a name that is not UTF-8 or holds a line break. None stops the collect,
+    none deletes a copy collected before (under --update), each is said in the log. And a
+    file named as collect's notes, handed in, is never read as collect's notes (it would
+    flag what the student likes, or hide what collect found)."""
+    inbound = tmp_path / "exchange" / "kvlesson" / "inbound"
+    inbound.mkdir(parents=True)
+    stamp = now_stamp()
+    daemon = hand_in(inbound, f"daemon+{ASSIGNMENT}+{stamp}+a1", "daemon", "daemon's work", stamp)
+    (daemon / seal.REFUSALS).write_text('{"written_by": "kvlesson collect", "notes": ["bin"]}')
+    os.chown(daemon / seal.REFUSALS, uid("daemon"), -1)
+    sys_first = hand_in(inbound, f"sys+{ASSIGNMENT}+{stamp}+b1", "sys", "sys's work", stamp)
+    collect(course, tmp_path)
+    assert "sys's work" in collected(course, "sys")[0]
+    assert collected(course, "daemon")[1] == \
+        [f"not collected: {seal.REFUSALS}: the name collect writes its notes under"]
+
+    future = "2030-01-01 00:00:00.000000 UTC"
+    (inbound / f"daemon+{ASSIGNMENT}+{future}+file").write_text("x")
+    os.chown(inbound / f"daemon+{ASSIGNMENT}+{future}+file", uid("daemon"), -1)
+    solutions = tmp_path / "solutions"
+    solutions.mkdir()
+    (solutions / "ceiling.ipynb").write_text("the instructor's answers")
+    # sys takes its submission back and leaves a link to the instructor's solutions instead.
+    shutil.rmtree(sys_first)
+    link = inbound / f"sys+{ASSIGNMENT}+{now_stamp(-1)}+link"
+    link.symlink_to(solutions)
+    os.lchown(link, uid("sys"), -1)
+    hand_in(inbound, f"bin+{ASSIGNMENT}+{future}+x", "bin", "bin's work", future)
+    doomsday = "9999-12-31 23:59:59.999999 UTC"
+    hand_in(inbound, f"nobody+{ASSIGNMENT}+{doomsday}+y", "nobody", "nobody's work", doomsday)
+    odd = os.fsencode(str(inbound)) + b"/\xff\xfe+" + ASSIGNMENT.encode() + b"+" \
+        + stamp.encode() + b"+z"
+    os.mkdir(odd)
+    os.chown(odd, uid("nobody"), -1)
+    hand_in(inbound, f"mail\nroot+{ASSIGNMENT}+{stamp}+w", "mail", "a line break", stamp)
+
+    done = collect(course, tmp_path, "--update")
+    log = done.stdout + done.stderr
+    assert "Traceback" not in log, log
+    assert "daemon's work" in collected(course, "daemon")[0]
+    assert "it is a file, not a submission folder" in log, log
+    work, notes, _ = collected(course, "sys")
+    assert "sys's work" in work and "the instructor's answers" not in work  # kept, not followed
+    assert "it is a symbolic link, not a submission folder" in log, log
+    for student in ("bin", "nobody"):
+        work, notes, stamp_txt = collected(course, student)
+        assert f"{student}'s work" in work
+        assert handed_in_at(stamp_txt).year < 2030, stamp_txt  # the time its files arrived
+        assert any("its folder's name holds a time after its files were last changed" in n
+                   for n in notes), notes
+    assert "its name is not UTF-8 text, so it names no student" in log, log
+    assert "its name holds a line break or another control character" in log, log
+    assert sorted(p.name for p in (course / "submitted").iterdir()) == \
+        ["bin", "daemon", "nobody", "sys"]
+
+
+def test_only_the_students_on_the_roster_are_collected(tmp_path, course):
+    inbound = tmp_path / "exchange" / "kvlesson" / "inbound"
+    inbound.mkdir(parents=True)
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id="kvlesson") as gradebook:
+        for student in ("daemon", "bin"):
+            gradebook.add_student(student)  # the roster
+    stamp = now_stamp()
+    for account in ("daemon", "bin", "nobody"):
+        hand_in(inbound, f"{account}+{ASSIGNMENT}+{stamp}+r", account, f"{account}'s work", stamp)
+    done = collect(course, tmp_path)
+    assert sorted(p.name for p in (course / "submitted").iterdir()) == ["bin", "daemon"]
+    assert "nobody is not on the course's roster" in done.stdout + done.stderr
+
+
+def test_feedback_of_a_submission_nbgrader_did_not_make_costs_only_its_student(tmp_path, course):
+    """A submission made by hand (no submission_secret.txt, whose hash names the page): plain
+    nbgrader stops releasing the feedback of the whole class there."""
+    (tmp_path / "exchange" / "kvlesson").mkdir(parents=True)
+    for student, secret in (("daemon", "daemons secret"), ("bin", None)):
+        folder = course / "feedback" / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        (folder / "ceiling.html").write_text(f"<p>feedback of {student}</p>")
+        (folder / "timestamp.txt").write_text(now_stamp())
+        if secret:
+            (folder / "submission_secret.txt").write_text(secret)
+    done = nbgrader(["release_feedback", ASSIGNMENT, f"--Exchange.root={tmp_path / 'exchange'}"],
+                    course, tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    released = [p.read_text() for p in (tmp_path / "exchange" / "kvlesson" / "feedback").iterdir()]
+    assert released == ["<p>feedback of daemon</p>"]
+    assert "No feedback released for bin: their submission holds no submission_secret.txt" \
+        in done.stdout + done.stderr
 
 
 def exchange_as_the_guide_makes_it(root: Path, group: str, owner: str = "root") -> Path:

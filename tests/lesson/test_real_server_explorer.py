@@ -178,30 +178,13 @@ def test_the_caption_counts_its_gpus(tp, words):
     assert caption.startswith(words) and "1 GPUs" not in caption and "Each of 1 " not in caption
 
 
-def test_seventy_b_on_one_gpu_runs_out_of_memory_loading_its_weights():
-    """Not the cache check's error: vLLM 0.33 loads the weights (step 2) before it profiles or
-    checks anything, and 141 GB of weights do not fit on an 85 GB card."""
-    view = real_view(kv.H100_80GB, kv.LLAMA_33_70B, 1, "bf16", "auto", 92, 131_072)
-    assert view.launch is None  # no floor plan: nothing is drawn inside the card
-    assert "torch.OutOfMemoryError: CUDA out of memory." in view.caption
-    assert "No available memory for the cache blocks" not in view.caption
-    assert "max seq len" not in view.caption
-
-
-@pytest.mark.parametrize("model, longest", [("LLAMA_33_70B", 262_144), ("QWEN25_7B", 131_072)])
-def test_a_max_model_len_past_the_models_own_is_refused_as_vllm_refuses_it(model, longest):
-    m = MODELS[model]
-    view = real_view(kv.H100_80GB, m, 2, "bf16", "auto", 92, longest)
-    assert view.launch is None
-    assert (f"User-specified max_model_len ({longest}) is greater than the derived max_model_len "
-            f"(max_position_embeddings={m.context}") in view.caption
-
-
-def test_a_pasted_configs_own_length_is_its_limit():
-    config = {"_name_or_path": "a Qwen2.5", "model_type": "qwen2", "hidden_size": 3584,
-              "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
-              "num_key_value_heads": 4, "vocab_size": 152064, "max_position_embeddings": 32768,
-              "torch_dtype": "bfloat16"}
-    refused = real_view(kv.H100_80GB, json.dumps(config), 1, "bf16", "auto", 92, 262_144)
-    assert refused.launch is None and "max_position_embeddings=32768" in refused.caption
-    assert real_view(kv.H100_80GB, json.dumps(config), 1, "bf16", "auto", 92, 32_768).launch
+def test_a_courses_model_config_starts_out_pasted(tmp_path, monkeypatch):
+    """A course for a model's config.json (`kvlesson for --model-config`) gives the notebook
+    MODEL = "model_config.json", the file beside it: the explorer sizes that model."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "model_config.json").write_text(json.dumps(LLAMA_31_8B_CONFIG))
+    explorer = RealServerExplorer("A100_80GB", "model_config.json")
+    assert (explorer.model.value, json.loads(explorer.config.value)) == \
+        (PASTED, LLAMA_31_8B_CONFIG)
+    view = explorer.compute(explorer.setting())
+    assert view.launch is not None and view.launch.starts, view.caption

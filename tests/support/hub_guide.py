@@ -3,9 +3,10 @@
 The guide marks each command block the test runs with an HTML comment, `<!-- hub-test:
 NAME -->`, right before a ```bash fence, and its table of who may do what with
 `<!-- hub-test: who-may-do-what -->`. This module reads them, and puts the test's own
-account names and the course's source in place of the guide's (`teacher`, `alice`, `bob`,
-`carol`, `https://github.com/OWNER/REPO.git`), failing loudly when the guide no longer
-holds what it replaces: a guide the test cannot follow is a failing test.
+account names, the course's source and the hub's address in place of the guide's
+(`teacher`, `alice`, `bob`, `carol`, `https://github.com/OWNER/REPO.git`, `https://HUB`),
+failing loudly when the guide no longer holds what it replaces: a guide the test cannot
+follow is a failing test.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ TABLE = re.compile(r"<!-- hub-test: who-may-do-what -->\n((?:\|.*\n)+)")
 OPERATIONS = ("read", "write", "create", "rename")
 ON_FILES, ON_FOLDERS = {"read", "write"}, {"read", "create", "rename"}
 GUIDE_INSTRUCTOR, GUIDE_STUDENTS = "teacher", ("alice", "bob", "carol")
+GUIDE_OUTSIDER = "mallory"  # the table's account outside the course
 REPOSITORY = "https://github.com/OWNER/REPO.git"
+ADDRESS = "https://HUB"  # the hub's public address in the start block
 
 
 def blocks() -> dict[str, str]:
@@ -39,7 +42,8 @@ def commands(block: str) -> list[str]:
 
 def replaced(text: str, old: str, new: str, count: int = 1) -> str:
     """`text` with `old` replaced by `new`, which must occur exactly `count` times."""
-    assert text.count(old) == count, f"the guide's block should hold {old!r} {count} time(s):\n{text}"
+    assert text.count(old) == count, \
+        f"the guide's block should hold {old!r} {count} time(s):\n{text}"
     return text.replace(old, new)
 
 
@@ -48,7 +52,8 @@ def with_accounts(block: str, instructor: str, students: list[str]) -> str:
     block = re.sub(r"^INSTRUCTOR=.*$", f"INSTRUCTOR={instructor}", block, count=1, flags=re.M)
     block = re.sub(r"^STUDENTS=.*$", f'STUDENTS="{" ".join(students)}"', block, count=1, flags=re.M)
     assert f"INSTRUCTOR={instructor}\n" in block and f'STUDENTS="{" ".join(students)}"' in block, \
-        f"the accounts block no longer sets INSTRUCTOR= and STUDENTS= on lines of their own:\n{block}"
+        "the accounts block no longer sets INSTRUCTOR= and STUDENTS= on lines of their " \
+        f"own:\n{block}"
     return block
 
 
@@ -69,7 +74,7 @@ def table() -> list[Line]:
             for row in match[1].strip().splitlines()]
     header, rows = rows[0], rows[2:]
     accounts = [re.search(r"`(\w+)`", cell)[1] for cell in header[1:]]
-    assert accounts == [GUIDE_INSTRUCTOR, *GUIDE_STUDENTS[:2]], header
+    assert accounts == [GUIDE_INSTRUCTOR, *GUIDE_STUDENTS[:2], GUIDE_OUTSIDER], header
     lines = []
     for row in rows:
         place = re.match(r"`([^`]+)`", row[0])

@@ -1,6 +1,7 @@
-"""A class on a real JupyterHub, for tests/system/test_hub.py: the guide's commands, the accounts they
-make, the hub they start, each account's own token, requests to its own server, commands in
-its own terminal, and what an account may do with a file or folder.
+"""A class on a real JupyterHub, for tests/system/test_hub.py: the guide's commands, the
+accounts they make, the hub they start, each account's own token, requests to its own server
+(on its own name, NAME.hub.localhost), commands in its own terminal, and what an account may
+do with a file or folder.
 
 Everything a run makes it also removes: `Class.remove` deletes the accounts (with their homes)
 and the groups that were not there before, `Hub.stop` stops the servers, the hub and the
@@ -9,6 +10,7 @@ proxy, and ends by process id whatever still runs under one of the class's accou
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import pwd
@@ -30,13 +32,43 @@ PREFIX = Path("/opt/kvlesson-hub")  # hub/setup.sh and hub/jupyterhub_config.py
 STATE = Path("/srv/jupyterhub")  # the hub's own files (hub/jupyterhub_config.py)
 INSTRUCTORS = "kvlesson-instructors"  # the groups of hub/jupyterhub_config.py
 STUDENTS = "kvlesson-students"
-HUB_URL = "http://127.0.0.1:8000"  # hub/jupyterhub_config.py: loopback only
+BIND = ("127.0.0.1", 8000)  # hub/jupyterhub_config.py: loopback only
+# The hub's public address in the test, for the guide's https://HUB: every account's server is
+# at NAME.hub.localhost, a name Chromium takes to this machine (glibc does not: requests
+# from Python are sent to BIND with the name in their Host header). hub.localhost, not
+# localhost: alice.hub.localhost and teacher.hub.localhost are then one site, as
+# alice.hub.example.org and teacher.hub.example.org are (the browser sends cookies between
+# them), so the test's browser is as strict as a real hub's and no stricter.
+HUB_URL = "http://hub.localhost:8000"
 HUB_PORTS = (8000, 8001, 8081)  # the hub, its proxy's API, the hub's API (JupyterHub's defaults)
-ESCAPES = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|\][^\x07]*\x07|\([A-Z0-9])")  # colours, title, charset
+# colours, a window title, a character set
+ESCAPES = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|\][^\x07]*\x07|\([A-Z0-9])")
 WAIT = 60  # seconds for the hub or a server to come up, a hang guard only
-# The guide's commands start with sudo; the test runs them as root, on machines with or
-# without sudo installed, through this stand-in.
-AS_ROOT = 'sudo() { "$@"; }\n'
+
+
+class _Loopback(http.client.HTTPConnection):
+    """A connection to the hub's bound address, whatever name the URL gives: the request
+    keeps the URL's name in its Host header, which the hub's proxy routes by."""
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection(BIND, self.timeout)
+
+
+class _LoopbackHandler(urllib.request.HTTPHandler):
+    def http_open(self, req):
+        return self.do_open(_Loopback, req)
+
+
+def opener(*handlers) -> urllib.request.OpenerDirector:
+    """A urllib opener whose http:// requests all go to the hub's bound address."""
+    return urllib.request.build_opener(_LoopbackHandler, *handlers)
+
+
+def origin_of(hub_url: str, name: str) -> str:
+    """The origin of the account `name`'s server: NAME under the hub's address (JupyterHub's
+    'idna' subdomain hook leaves a lower-case ASCII name as it is)."""
+    parts = urllib.parse.urlsplit(hub_url)
+    return f"{parts.scheme}://{name}.{parts.netloc}"
 
 
 def listening(port: int) -> list[str]:
@@ -105,10 +137,12 @@ def end_processes(pids: list[int]) -> None:
 @dataclass
 class Class:
     """The Unix accounts of a class, as the guide's commands make them: one instructor and the
-    students, each with a password, in the two groups the hub's configuration reads."""
+    students, each with a password, in the two groups the hub's configuration reads; and
+    accounts outside the course that the test makes itself (no password, in neither group)."""
 
     instructor: str
     students: list[str]
+    outsiders: list[str] = field(default_factory=list)
     passwords: dict[str, str] = field(default_factory=dict)
     groups_before: set[str] = field(default_factory=set)
 
@@ -128,10 +162,18 @@ class Class:
         self.passwords = {name: secrets.token_urlsafe(12) for name in self.names}
         return "".join(f"{name}:{password}\n" for name, password in self.passwords.items())
 
+    def make_outsiders(self) -> None:
+        """The accounts outside the course, as Debian's `useradd` makes any account, each with
+        a password of its own."""
+        for name in self.outsiders:
+            run("useradd", "--create-home", name)
+            self.passwords[name] = secrets.token_urlsafe(12)
+            run("chpasswd", input=f"{name}:{self.passwords[name]}\n")
+
     def remove(self) -> None:
         """Delete the accounts, their homes and the groups that were not there before."""
-        end_processes(account_pids(set(self.names)))
-        for name in self.names:
+        end_processes(account_pids({*self.names, *self.outsiders}))
+        for name in [*self.names, *self.outsiders]:
             subprocess.run(["userdel", "--remove", name], capture_output=True)
         for group in {INSTRUCTORS, STUDENTS} - self.groups_before:
             subprocess.run(["groupdel", group], capture_output=True)
@@ -141,11 +183,11 @@ def _group_exists(group: str) -> bool:
     return subprocess.run(["getent", "group", group], capture_output=True).returncode == 0
 
 
-def as_account(name: str, command: str) -> tuple[int, str]:
+def as_account(name: str, command: str, timeout: float = 60) -> tuple[int, str]:
     """Run a shell command as the account `name` (with its groups, as a login gives them);
     its exit status and output."""
     done = subprocess.run(["runuser", "-u", name, "--", "sh", "-c", command],
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=timeout)
     return done.returncode, (done.stdout + done.stderr).strip()
 
 
@@ -155,6 +197,18 @@ class _NoRedirect(urllib.request.HTTPRedirectHandler):
 
     def redirect_request(self, *args, **kwargs):
         return None
+
+
+def answer_at(url: str, token: str = "") -> tuple[int, str, bytes]:
+    """One GET of `url` (with `token`, if any), redirects not followed: its status, where it
+    redirects to ("" if nowhere) and its body."""
+    headers = {"Authorization": f"token {token}"} if token else {}
+    try:
+        with opener(_NoRedirect()).open(urllib.request.Request(url, headers=headers),
+                                        timeout=60) as answer:
+            return answer.status, "", answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers.get("Location", ""), error.read()
 
 
 class HubError(AssertionError):
@@ -171,10 +225,10 @@ class Hub:
     process: subprocess.Popen | None = None
 
     def start(self, command: str, cwd: Path) -> None:
-        """Run the guide's start command in the background (its own session, as an admin's
-        terminal would hold it) and wait until the hub answers."""
+        """Run the guide's start command in the background as root (its own session, as an
+        admin's terminal would hold it) and wait until the hub answers."""
         with self.log_path.open("w") as log:
-            self.process = subprocess.Popen(["bash", "-c", AS_ROOT + command], cwd=cwd,
+            self.process = subprocess.Popen(["bash", "-c", command], cwd=cwd,
                                             stdout=log, stderr=subprocess.STDOUT,
                                             start_new_session=True)
         deadline = time.monotonic() + WAIT
@@ -182,7 +236,7 @@ class Hub:
             if self.process.poll() is not None:
                 raise HubError(f"the hub exited {self.process.returncode}:\n{self.log()}")
             try:
-                urllib.request.urlopen(f"{self.url}/hub/api/", timeout=2)
+                opener().open(f"{self.url}/hub/api/", timeout=2)
                 return
             except OSError:
                 time.sleep(0.3)
@@ -245,7 +299,7 @@ class User:
         """Log in on the hub's login form (the hub knows an account from its first login),
         then get a token of this account's own; the hub checks the password with PAM."""
         jar = urllib.request.HTTPCookieProcessor()
-        browser = urllib.request.build_opener(jar, _NoRedirect())
+        browser = opener(jar, _NoRedirect())
         form = browser.open(f"{self.hub.url}/hub/login", timeout=30).read().decode()
         xsrf = re.search(r'name="_xsrf" value="([^"]+)"', form).group(1)
         fields = {"username": self.name, "password": self.password, "_xsrf": xsrf}
@@ -255,14 +309,21 @@ class User:
         except urllib.error.HTTPError as error:  # the redirect after a good login
             if error.code != 302:
                 raise HubError(f"{self.name} could not log in: {error.code}") from error
-        body = {"auth": {"username": self.name, "password": self.password}, "note": "kvlesson hub test"}
+        body = {"auth": {"username": self.name, "password": self.password},
+                "note": "kvlesson hub test"}
         self.token = self.call("POST", f"/hub/api/users/{self.name}/tokens", body,
                                auth=False)["token"]
 
+    @property
+    def origin(self) -> str:
+        """Where this account's server answers: its own name under the hub's."""
+        return origin_of(self.hub.url, self.name)
+
     def call(self, method: str, path: str, body: object = None, form: dict | None = None,
-             auth: bool = True, raw: bool = False):
-        """One request to the hub (`path` from the hub's root), with this account's token;
-        the JSON answer (or the bytes and headers, `raw`)."""
+             auth: bool = True, raw: bool = False, origin: str | None = None):
+        """One request to the hub (`path` from the hub's root), or to `origin` (an account's
+        server), with this account's token; the JSON answer (or the bytes and headers,
+        `raw`)."""
         headers = {"Authorization": f"token {self.token}"} if auth else {}
         data = None
         if form is not None:
@@ -271,10 +332,10 @@ class User:
         elif body is not None:
             data = json.dumps(body).encode()
             headers["Content-Type"] = "application/json"
-        request = urllib.request.Request(self.hub.url + path, data=data, method=method,
-                                         headers=headers)
+        request = urllib.request.Request((origin or self.hub.url) + path, data=data,
+                                         method=method, headers=headers)
         try:
-            with urllib.request.urlopen(request, timeout=120) as answer:
+            with opener().open(request, timeout=120) as answer:
                 content = answer.read()
                 if raw:
                     return answer.status, answer.headers, content
@@ -286,8 +347,9 @@ class User:
         return json.loads(content) if content.strip() else None
 
     def server(self, method: str, path: str, **kwargs):
-        """A request to this account's own server, through the hub's proxy."""
-        return self.call(method, f"/user/{self.name}/{path.lstrip('/')}", **kwargs)
+        """A request to this account's own server, through the hub's proxy, at its name."""
+        return self.call(method, f"/user/{self.name}/{path.lstrip('/')}", origin=self.origin,
+                         **kwargs)
 
     def spawn(self) -> None:
         """Ask the hub to start this account's server."""
@@ -307,11 +369,12 @@ class User:
         """Run `command` in a new terminal of this account's server (what a person types in
         JupyterLab's Terminal; it starts in the home folder); its exit status and output."""
         terminal = self.server("POST", "/api/terminals", body={})["name"]
-        url = (self.hub.url.replace("http", "ws", 1)
-               + f"/user/{self.name}/terminals/websocket/{terminal}")
+        host = urllib.parse.urlsplit(self.origin).netloc
+        url = f"ws://{BIND[0]}:{BIND[1]}/user/{self.name}/terminals/websocket/{terminal}"
         marker = secrets.token_hex(6)
         connection = websocket.create_connection(
-            url, header=[f"Authorization: token {self.token}"], timeout=300)
+            url, header=[f"Authorization: token {self.token}"], host=host, origin=self.origin,
+            timeout=300)
         try:
             # printf joins the marker and the status: the echoed command line never holds both.
             connection.send(json.dumps(["stdin", f"{command}; printf '%s=%s\\n' {marker} $?\r"]))

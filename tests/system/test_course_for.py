@@ -23,8 +23,10 @@ Takes about 45 seconds, nearly all of it the two runs.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -289,3 +291,54 @@ def test_release_self_checks_fail_under_the_default_setting(courses, tmp_path):
                           parameters=f'GPU = "{defaults["GPU"]}"\nSHARE = {defaults["SHARE"]}\n')
     result = Validator().validate(str(filled))
     assert result.get("failed"), f"the default setting passed the new release's checks: {result}"
+
+
+def test_from_a_students_notebook_folder_with_a_models_config(tmp_path):
+    """Notebook 7's cell, `!{sys.executable} -m kvlesson for ...`, as a student's JupyterLab
+    runs it: in notebooks/07_wrap_up, with a PATH that lacks this environment's programs (the
+    walk's "No such file or directory: 'alembic'"), for a model of one's own from its
+    config.json. A relative --out there is refused before anything is written; without --out
+    the course goes to the home folder, whole, with the config beside each notebook, and no
+    kernel warns that it runs over TCP."""
+    home = tmp_path / "home"
+    config = home / "Qwen2.5-1.5B" / "config.json"
+    config.parent.mkdir(parents=True)
+    config.write_text(json.dumps(QWEN25_15B))
+    folder = ROOT / "notebooks" / "07_wrap_up"
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
+    line = [sys.executable, "-m", "kvlesson", "for", "--gpu", "A100_80GB", "--model-config",
+            str(config), "00_start_here"]
+    try:
+        refused = subprocess.run([*line, "--out", "my-course"], cwd=folder, env=env,
+                                 capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        assert refused.returncode == 2, refused.stdout + refused.stderr
+        assert "the student notebooks a student's JupyterLab serves" in refused.stderr
+        assert not (folder / "my-course").exists()
+    finally:
+        shutil.rmtree(folder / "my-course", ignore_errors=True)
+    done = subprocess.run(line, cwd=folder, env=env, capture_output=True, text=True,
+                          timeout=RUN_TIMEOUT)
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said
+    assert "without encryption" not in said, said
+    out = home / "kvlesson-for-A100_80GB-Qwen2.5-1.5B"
+    assert f"cd {out} && {sys.executable} -m kvlesson open" in done.stdout
+    assert not [p for p in home.iterdir() if p.name.startswith(".kvlesson-for")]  # no half
+    release = out / "notebooks" / "00_start_here"
+    assert json.loads((release / "model_config.json").read_text())["hidden_size"] == 1536
+    model = kv.Model.from_hf_config({**QWEN25_15B, "_name_or_path": "Qwen2.5-1.5B"})
+    setting = sentences.setting(kv.gpu("A100_80GB"), model, 90, 8000, 64)
+    executed = nbformat.read(out / "solutions" / "00_start_here" / "start_here.ipynb", 4)
+    assert any(str(setting) in text for text in shown_texts(executed)), str(setting)
+    student = with_answers(release / "start_here.ipynb", executed,
+                           tmp_path / "answered" / "start_here.ipynb")
+    shutil.copy(release / "model_config.json", student.parent)
+    assert Validator().validate(str(student)) == {}
+
+
+# Qwen2.5 1.5B's config.json, the fields the course reads (Hugging Face, Qwen/Qwen2.5-1.5B).
+QWEN25_15B = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2",
+              "hidden_size": 1536, "intermediate_size": 8960, "num_hidden_layers": 28,
+              "num_attention_heads": 12, "num_key_value_heads": 2, "vocab_size": 151936,
+              "tie_word_embeddings": True, "max_position_embeddings": 131072,
+              "torch_dtype": "bfloat16", "rms_norm_eps": 1e-06}

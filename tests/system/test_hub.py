@@ -1,13 +1,16 @@
 """A term on a real JupyterHub, run from docs/jupyterhub.md's own commands.
 
-Section 4 of the guide is this test's script (tests/support/hub_guide.py reads it): the set-up blocks
-run as root exactly as written (hub/setup.sh, the accounts with useradd, the exchange where
-the guide puts it, the hub started with the guide's command, on 127.0.0.1:8000), with the
-test's account names; the instructor's blocks are typed into a new terminal of the
-instructor's own server, so each starts in the home folder; the students log in through the
-hub's login page in Debian's chromium and fetch, submit and fetch feedback with the
-Assignment List's buttons. Then the guide's table of who may do what is tried line by line,
-as each account, and the hub is stopped with the guide's command.
+Section 4 of the guide is this test's script (tests/support/hub_guide.py reads it): the
+set-up blocks run as root exactly as written, with no sudo (hub/setup.sh, passwords.txt, the
+accounts with useradd, the exchange where the guide puts it, the hub started with the
+guide's command, bound to 127.0.0.1:8000, each account's server on its own name under
+hub.localhost), with the test's account names; the instructor's blocks are typed into a new
+terminal of the instructor's own server, so each starts in the home folder; the students log
+in through the hub's login page in Debian's chromium and fetch, submit and fetch feedback
+with the Assignment List's buttons, one also hands in from her shell under a folder named an
+hour early, and an account outside the course tries to. Then the guide's table of who may
+do what is tried line by line, as each account, a page a student serves tries to act for the
+instructor and for a classmate, and the hub is stopped with the guide's command.
 
 It needs root, useradd and a machine without a hub of its own (no /srv/nbgrader, no hub
 database in /srv/jupyterhub, ports 8000, 8001 and 8081 free): it skips without root and
@@ -19,13 +22,15 @@ end, also when it fails.
 
 from __future__ import annotations
 
-import copy
 import csv
+import datetime
 import json
 import os
 import re
+import secrets
 import shlex
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -38,15 +43,18 @@ import nbformat
 import pytest
 from nbgrader.utils import notebook_hash
 
-from kvlesson.grading.build import command
-from support import hub_guide as guide
+from support import hub_attack, hub_guide as guide
+from support.handing_in import answers_to_tests, handed_in, points, signed
 from support.hub_session import (
-    AS_ROOT,
+    BIND,
     HUB_PORTS,
+    HUB_URL,
     STATE,
     Class,
     Hub,
+    HubError,
     User,
+    answer_at,
     as_account,
     listening,
     run,
@@ -60,7 +68,10 @@ ASSIGNMENT, NOTEBOOK = "02_ceiling", "ceiling"  # the guide's blocks release it;
 WRITTEN = "q2_answer"  # its manually graded cell
 INSTRUCTOR = "kvhteach"
 RIGHT, PARTLY, BLANK = "kvhalice", "kvhbob", "kvhcarol"  # how each student answers
-NAMES = {guide.GUIDE_INSTRUCTOR: INSTRUCTOR, **dict(zip(guide.GUIDE_STUDENTS, (RIGHT, PARTLY, BLANK)))}
+OUTSIDER = "kvhmallory"  # an account of the machine outside the course
+NAMES = {guide.GUIDE_INSTRUCTOR: INSTRUCTOR, guide.GUIDE_OUTSIDER: OUTSIDER,
+         **dict(zip(guide.GUIDE_STUDENTS, (RIGHT, PARTLY, BLANK)))}
+VENV_BIN = Path("/opt/kvlesson-hub/venv/bin")  # hub/setup.sh's environment
 MARK = ".kvlesson-hub-test"  # left in what the test makes, so a killed run's leftovers are known
 BROWSER_WAIT = 60_000  # ms for a page of JupyterLab, a hang guard only
 
@@ -124,47 +135,6 @@ def course_repository(dest: Path) -> Path:
 
 
 # ---------------------------------------------------------------------------
-# The notebooks the students hand in
-
-
-def signed(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
-    """The notebook with the student's name in a comment of every code answer, so that a
-    feedback page shows whose work it holds."""
-    nb = copy.deepcopy(nb)
-    for cell in nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution") and cell.cell_type == "code":
-            cell.source = f"# work of {name}\n{cell.source}"
-    return nb
-
-
-def answers_to_tests(nb: nbformat.NotebookNode) -> dict[str, list[str]]:
-    """Each autograded answer cell ('P_answer') and the test cells that grade it ('P_...')."""
-    ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
-    answers = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
-               if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
-    return {a: [i for i in ids if i != a and i.startswith(a.removesuffix("answer"))]
-            for a in answers}
-
-
-def handed_in(release: nbformat.NotebookNode, solution: nbformat.NotebookNode,
-              answered: set[str]) -> nbformat.NotebookNode:
-    """The release with the instructor's answer in the cells `answered` (grade ids)."""
-    right = command.answered(release, solution)
-    nb = copy.deepcopy(release)
-    for mine, model in zip(nb.cells, right.cells):
-        if mine.metadata.get("nbgrader", {}).get("grade_id") in answered:
-            mine.source = model.source
-    return nb
-
-
-def points(nb: nbformat.NotebookNode) -> dict[str, float]:
-    """The points of each graded cell of the instructor's notebook."""
-    return {c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"]["points"])
-            for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
-
-
-# ---------------------------------------------------------------------------
 # The hub, set up and started by the guide's commands
 
 
@@ -175,39 +145,54 @@ class Term:
     users: dict[str, User]
     blocks: dict[str, str]
     work: Path  # root's folder for the admin's files (passwords.txt) and the course's source
+    setup_output: str  # what the guide's install block printed
+
+
+def as_root(*blocks: str, cwd: Path) -> str:
+    """Run the guide's blocks as root in one shell (later blocks use names earlier ones set),
+    stopping at the first command that fails; what they printed. Fails with it if one did."""
+    done = subprocess.run(["bash", "-c", "\n".join(["set -euo pipefail", *blocks])], cwd=cwd,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, f"the guide's set-up failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout + done.stderr
 
 
 @pytest.fixture(scope="module")
 def term() -> Iterator[Term]:
-    """The hub set up and started with the guide's commands, every account logged in and
-    its server running; everything removed afterwards."""
+    """The hub set up and started with the guide's commands, every account of the course
+    logged in and its server running, and an account outside the course; everything removed
+    afterwards."""
     refuse_to_harm()
     ARTIFACTS.mkdir(exist_ok=True)
     blocks = guide.blocks()
-    klass = Class(INSTRUCTOR, [RIGHT, PARTLY, BLANK])
+    klass = Class(INSTRUCTOR, [RIGHT, PARTLY, BLANK], outsiders=[OUTSIDER])
     work = Path(tempfile.mkdtemp(prefix="kvlesson-hub-"))
     hub = Hub(ARTIFACTS / "hub-jupyterhub.log")
     try:
         remove_what_the_test_made()
-        (work / "passwords.txt").write_text(klass.prepare())
+        lines = klass.prepare()
         EXCHANGE.parent.mkdir(parents=True)
         (EXCHANGE.parent / MARK).touch()
-        set_up = "\n".join([
-            AS_ROOT, "set -euo pipefail", f"cd {shlex.quote(str(ROOT))}", blocks["install"],
-            f"touch {STATE / MARK}", f"cd {shlex.quote(str(work))}",
-            guide.with_accounts(blocks["accounts"], INSTRUCTOR, [RIGHT, PARTLY, BLANK]),
-            blocks["exchange"]])
-        done = subprocess.run(["bash", "-c", set_up], capture_output=True, text=True)
-        assert done.returncode == 0, f"the guide's set-up failed:\n{done.stdout}\n{done.stderr}"
-        assert not (work / "passwords.txt").exists(), "the guide's accounts block keeps passwords.txt"
-        hub.start(blocks["start"], cwd=work)
+        installed = as_root(blocks["install"], f"touch {STATE / MARK}", cwd=ROOT)
+        as_root(blocks["passwords"], cwd=work)
+        passwords = (work / "passwords.txt").stat()
+        assert (passwords.st_uid, stat.S_IMODE(passwords.st_mode)) == (0, 0o600), \
+            "the guide's passwords.txt is not root's alone"
+        with (work / "passwords.txt").open("a") as file:  # what the admin types into it
+            file.write(lines)
+        as_root(guide.with_accounts(blocks["accounts"], INSTRUCTOR, [RIGHT, PARTLY, BLANK]),
+                blocks["exchange"], cwd=work)
+        assert not (work / "passwords.txt").exists(), \
+            "the guide's accounts block keeps passwords.txt"
+        klass.make_outsiders()
+        hub.start(guide.replaced(blocks["start"], guide.ADDRESS, HUB_URL), cwd=work)
         users = {name: User(hub, name, klass.passwords[name]) for name in klass.names}
         for user in users.values():
             user.log_in()
             user.spawn()
         for user in users.values():
             user.wait_ready()
-        yield Term(hub, klass, users, blocks, work)
+        yield Term(hub, klass, users, blocks, work, installed)
     finally:
         hub.stop(klass.names)
         klass.remove()
@@ -216,8 +201,11 @@ def term() -> Iterator[Term]:
 
 
 def lab_page(browser, user: User):
-    """A browser page of `user`'s JupyterLab, after logging in on the hub's login form."""
-    page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+    """A browser page of `user`'s JupyterLab, after logging in on the hub's login form (in a
+    new context of `browser`, or in `browser` itself when it is a context)."""
+    context = browser if hasattr(browser, "new_page") and not hasattr(browser, "new_context") \
+        else browser.new_context(viewport={"width": 1400, "height": 900})
+    page = context.new_page()
     page.set_default_timeout(BROWSER_WAIT)
     page.goto(f"{user.hub.url}/hub/login")
     page.fill("#username_input", user.name)
@@ -277,7 +265,20 @@ def test_the_hub_listens_on_the_loopback_address_only(term):
     assert all(found.values()), f"the hub, its API and its proxy's API should listen: {found}"
     assert all(address in ("127.0.0.1", "::ffff:127.0.0.1") for addresses in found.values()
                for address in addresses), found
-    assert term.hub.url == "http://127.0.0.1:8000"
+    assert (term.hub.url, BIND) == ("http://hub.localhost:8000", ("127.0.0.1", 8000))
+
+
+def test_each_server_answers_on_its_own_name_only(term):
+    """Each account's server at NAME.hub.localhost, never on the hub's name or another
+    account's: what one account serves is then another origin than every other's."""
+    alice, teacher = term.users[RIGHT], term.users[INSTRUCTOR]
+    path = f"/user/{RIGHT}/api/status"
+    status, _, body = answer_at(alice.origin + path, alice.token)
+    assert status == 200 and b'"started"' in body, (status, body[:200])
+    for elsewhere in (term.hub.url, teacher.origin):  # the hub's redirects at most
+        status, location, body = answer_at(elsewhere + path, alice.token)
+        assert status != 200 and b'"started"' not in body, (elsewhere, status, body[:200])
+        assert location.startswith((term.hub.url + "/hub/", alice.origin + "/")), location
 
 
 def test_each_server_runs_as_its_own_account(term):
@@ -313,7 +314,8 @@ def submission_of(student: str) -> Path:
 def feedback_page_of(student: str) -> Path:
     """The student's released feedback page: its name is a hash of the submission's secret."""
     secret = (submission_of(student) / "submission_secret.txt").read_text()
-    return EXCHANGE / COURSE_ID / "feedback" / f"{notebook_hash(secret=secret, notebook_id=NOTEBOOK)}.html"
+    page = notebook_hash(secret=secret, notebook_id=NOTEBOOK)
+    return EXCHANGE / COURSE_ID / "feedback" / f"{page}.html"
 
 
 def try_operation(account: str, path: Path, operation: str) -> tuple[bool, str]:
@@ -337,7 +339,8 @@ def try_operation(account: str, path: Path, operation: str) -> tuple[bool, str]:
     owner = path.stat()
     os.chown(sentinel, owner.st_uid, owner.st_gid)
     try:
-        return _ok(as_account(account, f"mv {shlex.quote(str(sentinel))} {shlex.quote(str(moved))}"))
+        return _ok(as_account(account,
+                              f"mv {shlex.quote(str(sentinel))} {shlex.quote(str(moved))}"))
     finally:
         sentinel.unlink(missing_ok=True)
         moved.unlink(missing_ok=True)
@@ -356,8 +359,9 @@ def check_table(klass: Class, lines: list[guide.Line], record: str) -> None:
         assert path.exists(), f"{line.place} ({path}) does not exist"
         possible = guide.ON_FOLDERS if path.is_dir() else guide.ON_FILES
         for guide_account, allowed in line.allowed.items():
-            assert allowed <= possible, f"{line.place}: {set(allowed - possible)} is not done to a " \
-                                        f"{'folder' if path.is_dir() else 'file'}"
+            assert allowed <= possible, \
+                f"{line.place}: {set(allowed - possible)} is not done to a " \
+                f"{'folder' if path.is_dir() else 'file'}"
             for operation in sorted(possible):
                 could, printed = try_operation(NAMES[guide_account], path, operation)
                 seen.append({"place": line.place, "account": guide_account, "operation": operation,
@@ -366,7 +370,8 @@ def check_table(klass: Class, lines: list[guide.Line], record: str) -> None:
                     wrong.append(f"{guide_account} {'can' if could else 'cannot'} {operation} "
                                  f"{line.place} ({path}): {printed}")
     (ARTIFACTS / f"hub-access-{record}.json").write_text(json.dumps(seen, indent=1))
-    assert not wrong, "the guide's table of who may do what is not what happens:\n" + "\n".join(wrong)
+    assert not wrong, \
+        "the guide's table of who may do what is not what happens:\n" + "\n".join(wrong)
 
 
 def test_the_exchange_is_the_instructors_before_anything_is_released(term):
@@ -447,6 +452,14 @@ def test_a_term_as_the_guide_tells_it(term, browser):
         checked = hand_in(pages[name], users[name], solution, mine)
         assert ("failed" in checked["value"]) == (name != RIGHT), (name, checked["value"])
 
+    # From her shell, the blank student hands in again, naming her folder an hour early; an
+    # account outside the course tries to hand in; root plants an entry in its name.
+    backdated = hand_in_backdated(BLANK)
+    refused = outsider_submits()
+    assert refused[0] != 0 and f"Not submitted: the account {OUTSIDER} may not hand in" \
+        in refused[1], refused
+    plant_in_inbound(OUTSIDER)
+
     # The instructor collects and grades, in a new terminal.
     output = typed(teacher, blocks["grade"])
     (ARTIFACTS / "hub-grade.txt").write_text(output)
@@ -455,7 +468,15 @@ def test_a_term_as_the_guide_tells_it(term, browser):
     assert "SAWarning" not in output, output
     scores = {s["student"]: s["score"] for s in
               teacher.server("GET", f"formgrader/api/submissions/{ASSIGNMENT}")}
-    assert scores == expected
+    assert scores == expected  # nobody outside the roster
+    assert f"{OUTSIDER} is not on the course's roster" in output, output
+    assert re.search(rf"{BLANK} .*its folder's name says it was handed in at "
+                     rf"{backdated:%Y-%m-%d %H:%M:%S} UTC, but", output), output
+    collected = (clone / "submitted" / BLANK / ASSIGNMENT / "timestamp.txt").read_text()
+    counted = datetime.datetime.strptime(collected, "%Y-%m-%d %H:%M:%S.%f UTC")
+    assert counted - backdated > datetime.timedelta(minutes=50), collected  # when it arrived
+    report = clone / "reports" / f"{ASSIGNMENT}.html"
+    assert report.is_file() and f"the class report of {ASSIGNMENT}: {report}" in output, output
 
     # The formgrader, in JupyterLab in a browser, through the hub: the written answer graded
     # by hand in the panel (the right student's submission, its score box, Tab to save).
@@ -470,7 +491,7 @@ def test_a_term_as_the_guide_tells_it(term, browser):
     submission = next(n for n in notebooks if n["student"] == RIGHT)
     assert submission["needs_manual_grade"]
     panel = next(f for f in page.frames if "/formgrader" in f.url)
-    panel.goto(f"{teacher.hub.url}/user/{INSTRUCTOR}/formgrader/submissions/{submission['id']}/")
+    panel.goto(f"{teacher.origin}/user/{INSTRUCTOR}/formgrader/submissions/{submission['id']}/")
     # The page fills its score boxes once its grades and comments have loaded; a score typed
     # before that is overwritten.
     panel.wait_for_function("typeof formgrader !== 'undefined' && formgrader.grades.loaded "
@@ -500,6 +521,41 @@ def test_a_term_as_the_guide_tells_it(term, browser):
     assert exported == expected
 
 
+def hand_in_backdated(student: str) -> datetime.datetime:
+    """The student hands in again from her shell: a copy of the submission her nbgrader cache
+    keeps (its notebook and secret), under a folder named an hour early and with that time in
+    its timestamp.txt, as if submitted then; the time the name holds."""
+    early = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) \
+        - datetime.timedelta(hours=1)
+    stamp = f"{early:%Y-%m-%d %H:%M:%S.%f} UTC"
+    earlier = shlex.quote(str(EXCHANGE / COURSE_ID / "inbound"
+                              / f"{student}+{ASSIGNMENT}+{stamp}+early"))
+    status, output = as_account(
+        student, f"latest=$(ls -d ~/.local/share/jupyter/nbgrader_cache/{COURSE_ID}/"
+                 f"{student}+{ASSIGNMENT}+* | tail -n 1) && cp -r \"$latest\" {earlier} && "
+                 f"printf %s {shlex.quote(stamp)} > {earlier}/timestamp.txt")
+    assert status == 0, output
+    return early
+
+
+def outsider_submits() -> tuple[int, str]:
+    """The account outside the course fetches the release and submits it from its shell, with
+    the hub's environment; the submit's exit status and output."""
+    nbgrader = VENV_BIN / "nbgrader"
+    return as_account(OUTSIDER, f"cd ~ && {nbgrader} fetch_assignment {ASSIGNMENT} && "
+                                f"{nbgrader} submit {ASSIGNMENT}")
+
+
+def plant_in_inbound(account: str) -> None:
+    """A submission folder in `account`'s name and owned by it, which only root could put
+    there now (a student dropped from the course after handing in, say)."""
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    folder = EXCHANGE / COURSE_ID / "inbound" / f"{account}+{ASSIGNMENT}+{stamp}+planted"
+    folder.mkdir()
+    nbformat.write(nbformat.v4.new_notebook(), folder / f"{NOTEBOOK}.ipynb")
+    run("chown", "-R", f"{account}:", str(folder))
+
+
 def saved_grade(teacher: User, submission: str, grade_id: str) -> dict:
     """The gradebook's grade of `grade_id` once the formgrader page has saved a manual score
     (it saves in the background after the score box loses focus); the last one seen if
@@ -520,8 +576,17 @@ def test_who_may_do_what_is_as_the_guide_says(term):
 
 def test_another_accounts_token_opens_nothing_on_a_students_server(term):
     bob = term.users[PARTLY]
-    status, _, _ = bob.call("GET", f"/user/{RIGHT}/api/contents/{ASSIGNMENT}", raw=True)
+    status, _, _ = bob.call("GET", f"/user/{RIGHT}/api/contents/{ASSIGNMENT}", raw=True,
+                            origin=term.users[RIGHT].origin)
     assert status == 403, status
+
+
+def test_an_account_outside_the_course_cannot_log_in(term):
+    """With its own right password: the hub lets in the course's two groups only."""
+    with pytest.raises(HubError, match="could not log in: 403"):
+        User(term.hub, OUTSIDER, term.klass.passwords[OUTSIDER]).log_in()
+    assert re.search(rf"{OUTSIDER}.* not (in allowed groups|allowed)", term.hub.log(), re.I), \
+        term.hub.log()[-2000:]
 
 
 def page_config(user: User) -> dict:
@@ -560,8 +625,90 @@ def test_students_get_the_student_interface(term, browser):
     page.close()
 
 
+def serve_a_page(student: User) -> str:
+    """The student puts hub_attack's page where her server serves it without a login (as
+    the December 2026 walk did); its address."""
+    folder = "~/.local/share/jupyter/labextensions/kvprobe/static"
+    with tempfile.TemporaryDirectory() as scratch:
+        for name, text in (("question.html", hub_attack.PAGE), ("other.html", hub_attack.OTHER)):
+            (Path(scratch) / name).write_text(text)
+        Path(scratch).chmod(0o755)
+        status, output = as_account(student.name, f"mkdir -p {folder} && cp {scratch}/*.html "
+                                                  f"{folder}/")
+    assert status == 0, output
+    return f"{student.origin}/user/{student.name}/lab/extensions/kvprobe/static/question.html"
+
+
+def what_the_page_did(page, url: str, victim: User, marker: Path, mode: str) -> dict:
+    """Open the student's page in `victim`'s browser, logged in to the hub, in `mode` (frame:
+    nothing clicked; popup: the legend, then the chart); what each of its attempts got, once
+    it is done."""
+    query = urllib.parse.urlencode({"victim": victim.name, "hub": victim.hub.url,
+                                    "marker": str(marker), "mode": mode})
+    page.goto(f"{url}?{query}")
+    if mode == "popup":
+        page.click("#legend")
+        page.wait_for_function("document.getElementById('out').textContent"
+                               ".includes('control-popup')")
+        page.click("#show")
+    page.wait_for_function("document.title === 'done'", timeout=60_000)
+    return json.loads(page.locator("#out").inner_text())
+
+
+def traces(user: User) -> tuple[set[str], set[str]]:
+    """What an attempt to act as `user` would leave: its terminals and its hub tokens."""
+    terminals = {t["name"] for t in user.server("GET", "api/terminals")}
+    tokens = {t["id"] for t in user.call("GET", f"/hub/api/users/{user.name}/tokens")["api_tokens"]}
+    return terminals, tokens
+
+
+def test_a_students_page_cannot_act_for_another_account(term, browser):
+    """The walk's route, as a student: a page of hers, served by her server without a login,
+    opened by the instructor (no click) and by a classmate (one click). On a hub with one
+    origin it typed into their terminals; with one name per account every attempt is
+    refused, while the same script reads its own origin (so it runs), and nothing it tried
+    happened."""
+    alice, bob, teacher = term.users[RIGHT], term.users[PARTLY], term.users[INSTRUCTOR]
+    url = serve_a_page(alice)
+    status, _, body = alice.call("GET", urllib.parse.urlsplit(url).path, raw=True,
+                                 origin=alice.origin, auth=False)
+    assert status == 200 and b"Show my chart" in body  # served, to anyone
+    marker = Path(tempfile.gettempdir()) / f"kvlesson-acted-{secrets.token_hex(4)}"
+    seen = {}
+    for victim, mode in ((teacher, "frame"), (bob, "popup")):
+        victim.server("POST", "api/terminals", body={})  # one the page may try to type into
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        try:
+            page = lab_page(context, victim)  # logged in to the hub (a token for the Lab)
+            before = traces(victim)
+            seen[victim.name] = what_the_page_did(page, url, victim, marker, mode)
+        finally:
+            context.close()
+        (ARTIFACTS / "hub-attack.json").write_text(json.dumps(seen, indent=1))
+        did = seen[victim.name]
+        assert did["control-fetch"].startswith("got 200 <!doctype html><title>legend"), did
+        if mode == "popup":
+            assert did["control-popup"].startswith("got cookie"), did
+        tried = [key for key in did if not key.startswith("control")]
+        assert len(tried) == {"frame": 9, "popup": 8}[mode], did
+        for key in tried:
+            if key.startswith(("new-terminal", "hub-token")):
+                continue  # a request the browser may send without showing the answer: below
+            assert did[key].startswith("refused"), (victim.name, key, did[key])
+        assert traces(victim) == before, f"the page acted as {victim.name}: {did}"
+        assert not marker.exists(), f"the page typed into a terminal of {victim.name}"
+        # The victim's server saw the page's websocket, with the victim's cookies, and
+        # refused it for its origin.
+        host = urllib.parse.urlsplit(victim.origin).netloc
+        assert f"Blocking Cross Origin WebSocket Attempt.  Origin: {alice.origin}, Host: {host}" \
+            in term.hub.log_path.read_text(errors="replace"), victim.name
+    for victim in (teacher, bob):  # the terminals the test opened
+        for name in traces(victim)[0]:
+            victim.server("DELETE", f"api/terminals/{name}")
+
+
 def test_the_guides_stop_command_stops_the_hub_and_everything_it_started(term):
-    done = subprocess.run(["bash", "-c", AS_ROOT + "set -euo pipefail\n" + term.blocks["stop"]],
+    done = subprocess.run(["bash", "-c", "set -euo pipefail\n" + term.blocks["stop"]],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     assert term.hub.wait_stopped(30), "the hub still runs after the guide's stop command"

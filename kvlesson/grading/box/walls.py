@@ -22,8 +22,11 @@ the grader's session reaches it).
 
 from __future__ import annotations
 
+import functools
 import os
+import pwd
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,12 +40,37 @@ KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "M
 
 
 def bwrap_path() -> str:
-    """The bwrap program, or a clear error saying how to install it."""
+    """The bwrap program, once it has made a box as this account; else a clear error saying
+    how to install it, or why it cannot box here."""
     found = shutil.which(BWRAP)
     if found is None:
         raise RuntimeError("the grading box needs bubblewrap: install it with "
                            "`apt-get install bubblewrap` (Debian, Ubuntu) and grade again")
+    problem = box_problem(found)
+    if problem:
+        raise RuntimeError(problem)
     return found
+
+
+@functools.lru_cache(maxsize=None)
+def box_problem(bwrap: str) -> str:
+    """Why `bwrap` cannot make a box as this account ("" if it can), in words: as an
+    ordinary user it needs unprivileged user namespaces, which some machines forbid."""
+    try:
+        done = subprocess.run([bwrap, "--ro-bind", "/", "/", "--unshare-all", "true"],
+                              capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"the grading box cannot start: {bwrap} does not run ({error})"
+    if done.returncode == 0:
+        return ""
+    said = (done.stderr.strip().splitlines() or ["no message"])[-1]
+    account = pwd.getpwuid(os.getuid()).pw_name
+    return (f"the grading box cannot start here: bubblewrap cannot make a box as the account "
+            f"{account} ({bwrap}: {said}). As an ordinary user it needs unprivileged user "
+            f"namespaces, which this machine forbids: on Ubuntu 24.04 and later root may "
+            f"allow them with `sysctl kernel.apparmor_restrict_unprivileged_userns=0`, on "
+            f"older Debian kernels with `sysctl kernel.unprivileged_userns_clone=1`; in a "
+            f"container, grade outside it. Check with `bwrap --ro-bind / / --unshare-all true`.")
 
 
 def inside(path: Path, folder: Path) -> bool:

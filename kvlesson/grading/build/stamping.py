@@ -192,15 +192,21 @@ def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str,
     the probe search, with `search`); the assignment's key: {"assignment", "setting",
     "exercises": {grade_id: ...}}. Prints what it did to each test cell (`Summary`) and
     stops where the instructor's answers disagree with the exercise's authority, or where
-    the self-check names a mistake the key cannot."""
+    the self-check names a mistake the key cannot. The kernel talks over Unix sockets in a
+    private folder, never TCP: no other account of the machine can reach it, and ipykernel has
+    no reason to warn that it runs over TCP without encryption (once per notebook)."""
     from nbclient import NotebookClient
+    from traitlets.config import Config
 
-    client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", record_timing=False,
-                            resources={"metadata": {"path": str(folder)}})
     key: dict = {"assignment": assignment, "setting": None, "exercises": {}}
     below = {index: numbers_around(nb, index, above=False) for index, cell in enumerate(nb.cells)
              if is_test_cell(cell)}  # the section under each exercise, as last executed
     with tempfile.TemporaryDirectory() as scratch:
+        sockets = Config({"KernelManager": {"transport": "ipc",
+                                            "ip": str(Path(scratch) / "kernel")}})
+        client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3",
+                                record_timing=False, config=sockets,
+                                resources={"metadata": {"path": str(folder)}})
         stamp_file = Path(scratch) / "stamps.jsonl"
         previous = os.environ.get(selfcheck.STAMP_FILE)
         os.environ[selfcheck.STAMP_FILE] = str(stamp_file)  # the kernel inherits it

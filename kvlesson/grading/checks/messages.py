@@ -94,9 +94,10 @@ def setting_problem(made_for: dict, now: dict, parameters: tuple[str, ...]) -> s
         return None
     release = ", ".join(f"{name} = {made_for[name]!r}" for name in parameters)
     wanted = {**made_for, **{k: v for k, v in now.items() if v is not None}}
-    command = (f"kvlesson for --gpu {wanted['GPU']} --model {wanted['MODEL']} "
-               f"--share {wanted['SHARE']} --longest {wanted['LONGEST']} --cap {wanted['CAP']} "
-               f"--out my-course")
+    model = (f"--model-config {wanted['MODEL']}" if str(wanted["MODEL"]).endswith(".json")
+             else f"--model {wanted['MODEL']}")
+    command = (f"kvlesson for --gpu {wanted['GPU']} {model} --share {wanted['SHARE']} "
+               f"--longest {wanted['LONGEST']} --cap {wanted['CAP']}")
     return (f"Not yet: this self-check holds the answers for the release's setting ({release}), "
             f"and this notebook now has {', '.join(changed)}, so it cannot tell whether your "
             f"answer is right. Set the parameters cell back and run the notebook again, or build "

@@ -181,8 +181,21 @@ def seal(source: Path, dest: Path, limits: SealLimits = SealLimits(),
     return copy.refused
 
 
+COLLECTED_BY = "kvlesson collect"  # the mark of collect's own list, which no student supplies
+
+
+def write_refusals(folder: Path, notes: list[str]) -> None:
+    """Write collect's notes on the submission in `folder` (what it left out or noticed),
+    always, even when there are none: the file beside a collected submission is collect's own
+    (collect removes a student's file of that name from the copy first, and says so)."""
+    body = {"written_by": COLLECTED_BY, "notes": [str(note) for note in notes]}
+    (Path(folder) / REFUSALS).write_text(json.dumps(body, indent=1))
+
+
 def read_refusals(folder: Path) -> list[str]:
-    """What collect left out of the submission in `folder`, in words (none if nothing)."""
+    """What collect left out of the submission in `folder`, in words (none if nothing). A
+    file of that name that collect did not write (a student's, or one an earlier release's
+    collect wrote) is a flag of its own, never read as collect's notes."""
     path = Path(folder) / REFUSALS
     try:
         info = os.lstat(path)
@@ -191,7 +204,12 @@ def read_refusals(folder: Path) -> list[str]:
     if not stat.S_ISREG(info.st_mode) or info.st_size > 1 << 20:
         return [f"{REFUSALS} is not the grader's own list: the submission was tampered with"]
     try:
-        refused = json.loads(path.read_text())
+        body = json.loads(path.read_text())
     except (OSError, ValueError):
         return [f"{REFUSALS} cannot be read: the submission was tampered with"]
-    return [printable(str(item), 2_000) for item in refused] if isinstance(refused, list) else []
+    if not (isinstance(body, dict) and body.get("written_by") == COLLECTED_BY
+            and isinstance(body.get("notes"), list)):
+        return [f"{REFUSALS} beside this submission is not the list the course's collect "
+                "writes (a file of the student's, or a collect without the course's "
+                "configuration): delete this folder of submitted/ and run `nbgrader collect` again"]
+    return [printable(str(note), 2_000) for note in body["notes"]]

@@ -119,6 +119,17 @@ def test_collect_seals_a_submission_planted_in_the_exchange(tmp_path):
     assert any("floor_plan.ipynb: a symbolic link" in r for r in seal.read_refusals(folder))
 
 
+def test_collects_notes_are_told_apart_from_any_other_file_of_their_name(tmp_path):
+    seal.write_refusals(tmp_path, ["floor_plan.ipynb: a symbolic link"])
+    assert seal.read_refusals(tmp_path) == ["floor_plan.ipynb: a symbolic link"]
+    seal.write_refusals(tmp_path, [])
+    assert seal.read_refusals(tmp_path) == []
+    for other in ('["the grader owes me a point"]', '{"notes": ["no mark of collect"]}', "{"):
+        (tmp_path / seal.REFUSALS).write_text(other)
+        [note] = seal.read_refusals(tmp_path)
+        assert seal.REFUSALS in note and "the grader owes me" not in note, note
+
+
 def test_feedback_with_a_link_in_it_is_not_released(tmp_path):
     course = tmp_path / "course"
     feedback = course / "feedback" / "alice" / "01_floor_plan"
