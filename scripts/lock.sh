@@ -12,7 +12,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python=${PYTHON:-python3}
+# The oldest Python the course is installed with: Debian 12's /usr/bin/python3 (3.11.2), which
+# hub/setup.sh builds the hub's environment from. A release that needs a later 3.11 (soupsieve
+# 4.1 wants 3.11.5) would make the hub's pip give up; what installs there installs on CI's and
+# Binder's later 3.11 too.
+python=${PYTHON:-$( [ -x /usr/bin/python3 ] && echo /usr/bin/python3 || echo python3 )}
 hub=$(sed -n 's/^JUPYTERHUB_VERSION=\([^ ]*\).*/\1/p' hub/setup.sh)
 [ -n "$hub" ] || { echo "no JUPYTERHUB_VERSION= line in hub/setup.sh" >&2; exit 1; }
 fresh=$(mktemp -d)
