@@ -40,6 +40,22 @@ from kvlesson.grading.course.results import FORBIDDEN, KILLED, STUCK, TAMPERING
 RESCUE_ERRORS = {KILLED: "KernelDied", STUCK: "CellNotInterruptible"}
 
 
+def lost_kernel(error: BaseException) -> str | None:
+    """How a cell lost its kernel (KILLED, STUCK), or None for an error that is the grader's:
+    a kernel that died, a cell that ran past its time, or a message on the kernel's channels
+    that jupyter_client refuses as not the kernel's own (its signature: a process of the
+    cell wrote into the kernel's connection, so nothing more the kernel says can be trusted;
+    it is lost as a killed one is)."""
+    if isinstance(error, DeadKernelError):
+        return KILLED
+    if isinstance(error, CellTimeoutError):
+        return STUCK
+    if isinstance(error, ValueError) and str(error).startswith(("Invalid Signature",
+                                                                 "Duplicate Signature")):
+        return KILLED
+    return None
+
+
 class BoxedKernelManager(AsyncKernelManager):
     """A kernel manager whose kernel command is the box launcher: the kernelspec is the
     notebook's own (python3), with its command replaced and interrupts sent as messages
@@ -165,8 +181,10 @@ class BoxedExecute(Execute):
                 self._catcher = RecordCatcher()
                 try:
                     self.preprocess_cell(self.nb.cells[index], self.resources, index)
-                except (DeadKernelError, CellTimeoutError) as error:
-                    self._rescue(index, KILLED if isinstance(error, DeadKernelError) else STUCK)
+                except (DeadKernelError, CellTimeoutError, ValueError) as error:
+                    if (kind := lost_kernel(error)) is None:
+                        raise
+                    self._rescue(index, kind)
                     resume = index + 1
                     break
                 finally:
@@ -193,9 +211,11 @@ class BoxedExecute(Execute):
         original = self.nb.cells[index]
         try:
             self.execute_cell(copy.deepcopy(original), index, store_history=False)
-        except (DeadKernelError, CellTimeoutError) as error:
+        except (DeadKernelError, CellTimeoutError, ValueError) as error:
+            if (kind := lost_kernel(error)) is None:
+                raise
             self.nb.cells[index] = original
-            self._rescue(index, KILLED if isinstance(error, DeadKernelError) else STUCK)
+            self._rescue(index, kind)
             return False
         self.nb.cells[index] = original
         return True
