@@ -48,7 +48,7 @@ from nbgrader.exchange.default.release_feedback import ExchangeReleaseFeedback
 from nbgrader.exchange.default.submit import ExchangeSubmit
 from nbgrader.utils import parse_utc
 
-from kvlesson.grading.course.seal import REFUSALS, SealLimits, kind_of, seal, write_refusals
+from kvlesson.grading.course.seal import SealLimits, kind_of, seal, write_refusals
 
 SLACK = datetime.timedelta(minutes=2)  # a folder's name and its files' last change, unflagged
 SUBMISSION_MODE = 0o770  # the student who submitted, and the instructors (inbound's group)
@@ -177,10 +177,6 @@ class SafeCollect(ExchangeCollect):
             limits = SealLimits(file_bytes=int(self.coursedir.max_file_size * 1000))
             notes = [f"not collected: {refusal}" for refusal in
                      seal(Path(src), dest, limits, tuple(self.coursedir.ignore))]
-            if (dest / REFUSALS).exists():  # the student's own: never read as collect's
-                (dest / REFUSALS).unlink()
-                notes.append(f"not collected: {REFUSALS}: the name collect writes its notes "
-                             "under")
             # Changed while it was copied: the later time counts.
             changed, last = max((record["timestamp"], record["last"]), last_change(src))
             notes += time_notes(record["named"], changed, last)

@@ -150,7 +150,8 @@ def test_every_odd_entry_of_inbound_costs_that_entry_only(tmp_path, course):
     collect(course, tmp_path)
     assert "sys's work" in collected(course, "sys")[0]
     assert collected(course, "daemon")[1] == \
-        [f"not collected: {seal.REFUSALS}: the name collect writes its notes under"]
+        [f"not collected: {seal.REFUSALS}: the name of the list the course's collect writes "
+         "beside a submission: a file of the student's own under this name is never taken for it"]
 
     future = "2030-01-01 00:00:00.000000 UTC"
     (inbound / f"daemon+{ASSIGNMENT}+{future}+file").write_text("x")

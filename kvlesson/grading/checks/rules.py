@@ -19,7 +19,7 @@ A test cell's hidden part may declare them, before its `record` line::
 * `authority`: what answers the question outside the instructor's solution: a function
   with the answer function's parameters, or, for an exercise whose answers are variables,
   a dict of each variable's name to a function of no argument. The build holds every probe
-  of the cell against it and stops on a disagreement; tests/grading/build/test_keys.py does
+  of the cell against it and stops on a disagreement; tests/grading/build/test_selfchecks.py does
   the same for the released keys and stamps.
 * `mistakes`: per mistake, a name (the class report's) and (the answer cell as a student
   might write it wrongly, the hint's words). The build runs each as it runs the mutations
