@@ -23,6 +23,7 @@ import ipywidgets as w
 
 from kvlesson.lesson import charts
 from kvlesson.lesson.blitting import Chart, Redraw
+from kvlesson.lesson.card_sentences import card_tag
 from kvlesson.lesson.figures import COLUMN_PX, img_html
 from kvlesson.lesson.lookahead import Lookahead, next_settings
 from kvlesson.lesson.sentences import (CeilingView, FloorView, PauseView, SweepView, ceiling_view,
@@ -268,13 +269,16 @@ class PauseExplorer(Explorer):
     def __init__(self, chats: Iterable[Chat] = ((30, 10), (30, 10)), blocks: int = 4,
                  cap: int = 10, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B):
         self.steps = trace(chats, cap, blocks=blocks, longest=None, gpu=gpu, model=model)
+        # the card sets only how long a step takes: the pool is the case's own blocks
+        self.card = (f" Card: {card_tag(gpu, RESERVE_BYTES)}, for the clock; the pool is "
+                     f"this case's {blocks} blocks.")
         self.step = slider("step", range(1, len(self.steps) + 1), 1)
         super().__init__([self.step], charts.BlockGrid(self.steps, blocks))
         self.refresh()
 
     def compute(self, setting: tuple) -> PauseView:
         (step,) = setting
-        return pause_view(self.steps, step - 1)
+        return pause_view(self.steps, step - 1, self.card)
 
     def show(self, view: PauseView) -> str:
         self.chart.update(self.step.value - 1)

@@ -166,8 +166,9 @@ def chat_name(chat: int) -> str:
     return chr(ord("A") + chat) if chat < 26 else f"#{chat}"
 
 
-def pause_view(steps: list[Step], index: int) -> PauseView:
-    """What happened in one step of a trace, in words."""
+def pause_view(steps: list[Step], index: int, card: str = "") -> PauseView:
+    """What happened in one step of a trace, in words; `card`, the sentence that names the
+    card whose speed sets the clock (`PauseExplorer` gives it), ends the caption."""
     index = whole("step index", index, 0, len(steps) - 1)
     step = steps[index]
     events = []
@@ -182,7 +183,7 @@ def pause_view(steps: list[Step], index: int) -> PauseView:
     held = ", ".join(f"{chat_name(c)} {n} ({step.context[c]:,} tokens)" for c, n in step.held.items())
     return PauseView(step, Say(
         f"Step {step.step} of {len(steps)}: {happened}. Blocks held while it ran: "
-        f"{held or 'none'}; {step.free} free. Clock: {quote.ms(step.clock)}."))
+        f"{held or 'none'}; {step.free} free. Clock: {quote.ms(step.clock)}.{card}"))
 
 
 def gib_reading(share: int, gpu: GPU, model: Model,

@@ -104,6 +104,15 @@ def test_views_are_the_same_sentences_a_notebook_prints():
     assert isinstance(sentences.ceiling_view(90, 8000).caption, Say)
 
 
+def test_the_pause_explorer_names_its_card_and_its_pool():
+    """Every explorer's caption names the card it draws (issue 29): the pause explorer's card
+    sets only the clock, so it says that the pool is the case's own blocks."""
+    pause = explorers.PauseExplorer(blocks=4, gpu=kv.H100_80GB)
+    assert pause.caption.value.endswith(
+        "Card: H100 80GB as its data sheet reads it (80.0 GB; 2.0 GB reserve), for the clock; "
+        "the pool is this case&#x27;s 4 blocks.</p>"), pause.caption.value
+
+
 def test_a_bad_step_index_names_the_range():
     steps = kv.trace([(30, 10), (30, 10)], 10, blocks=4)
     with pytest.raises(ValueError, match=r"step index must be in 0\.\.17"):
