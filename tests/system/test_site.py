@@ -8,7 +8,8 @@ warnings as errors, and every page is read as a visitor would get it.
 * every image says what it shows (alt text of some length, not a file name), each explorer is
   a still with a note on how to make it live, each of the course's tables has a caption, and
   no table has an empty header cell (pandas' own corner above the index);
-* axe-core (WCAG 2.0 and 2.1, A and AA) finds no violation on any page.
+* axe-core (WCAG 2.0 and 2.1, A and AA) finds no violation on any page, and no page scrolls
+  sideways in a window 320 px wide (WCAG 1.4.10, reflow).
 
 Needs the site extra and Debian's Chromium (it fails, never skips, without them). About a
 minute: the build ~35 s, axe on ~18 pages.
@@ -191,36 +192,60 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def test_axe_finds_no_violation_on_any_page_and_nothing_leaves_the_machine(site):
+@pytest.fixture(scope="module")
+def served(site):
+    """The site served on 127.0.0.1 as a visitor's browser gets it: {address: page}."""
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
                                              functools.partial(Quiet, directory=str(site)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
-    aborted, found = [], {}
-    try:
-        with chromium() as browser:
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield {f"{base}/{path.relative_to(site).as_posix()}": path for path in pages(site)}
+    server.shutdown()
 
-            def route(request_route):
-                if urlparse(request_route.request.url).hostname == "127.0.0.1":
-                    request_route.continue_()
-                else:
-                    aborted.append(request_route.request.url)
-                    request_route.abort()
-            context.route("**/*", route)
-            axe.watch(context)
-            start = time.monotonic()
-            addresses = {f"{base}/{path.relative_to(site).as_posix()}": path
-                         for path in pages(site)}
-            for address, broken in axe.on_pages(context, list(addresses)).items():
-                if broken:
-                    found[str(addresses[address].relative_to(site))] = [str(v) for v in broken]
-            print(f"axe on {len(addresses)} pages in {time.monotonic() - start:.1f} s")
-            context.close()
-    finally:
-        server.shutdown()
+
+def test_axe_finds_no_violation_on_any_page_and_nothing_leaves_the_machine(site, served):
+    aborted, found = [], {}
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+
+        def route(request_route):
+            if urlparse(request_route.request.url).hostname == "127.0.0.1":
+                request_route.continue_()
+            else:
+                aborted.append(request_route.request.url)
+                request_route.abort()
+        context.route("**/*", route)
+        axe.watch(context)
+        start = time.monotonic()
+        for address, broken in axe.on_pages(context, list(served)).items():
+            if broken:
+                found[str(served[address].relative_to(site))] = [str(v) for v in broken]
+        print(f"axe on {len(served)} pages in {time.monotonic() - start:.1f} s")
+        context.close()
     assert aborted == [], f"requests that would leave the machine: {aborted}"
     assert found == {}, "\n".join(f"{page}: {v}" for page, vs in found.items() for v in vs)
+
+
+WIDEST = """() => [document.documentElement.scrollWidth,
+  [...document.querySelectorAll('main *')].filter(e => e.getBoundingClientRect().right > innerWidth + 1
+     && !e.closest('pre, .pst-scrollable-table-container, .kvlesson-scroll, .highlight, .output'))
+   .slice(0, 3).map(e => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))]"""
+
+
+def test_every_page_reflows_in_a_window_320_px_wide(site, served):
+    """WCAG 1.4.10: at 320 CSS px (1280 px at 400% zoom) no page scrolls sideways; a long code
+    line or a wide table may scroll inside its own box, which takes the keyboard's focus."""
+    wide = {}
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": 320, "height": 640})
+        page = context.new_page()
+        for address, path in served.items():
+            page.goto(address)
+            width, culprits = page.evaluate(WIDEST)
+            if width > 320:
+                wide[str(path.relative_to(site))] = (width, culprits)
+        context.close()
+    assert wide == {}, f"pages wider than the window (px, what sticks out): {wide}"
 
 
 def test_axe_as_run_here_finds_what_a_page_breaks():

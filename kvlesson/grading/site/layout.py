@@ -35,7 +35,7 @@ html_css_files = ["course.css"]
 nb_execution_mode = "off"  # the outputs are the instructor notebooks' own, already executed
 nb_output_stderr = "remove"
 nb_ipywidgets_js = {}  # no widget manager from a CDN: explorers are stills
-myst_heading_anchors = 3
+myst_heading_anchors = 4  # the guides link to sections down to ####
 myst_enable_extensions = []
 suppress_warnings = ["mystnb.unknown_mime_type"]
 exclude_patterns = ["_build"]
@@ -44,6 +44,13 @@ CSS = """/* the course's stills and tables on the site */
 .kvlesson-still { border-left: 4px solid #0072B2; padding-left: 0.75em; }
 .kvlesson-still img, .cell_output img { max-width: 100%; height: auto; }
 table.kvlesson-table caption { caption-side: top; text-align: left; font-weight: 600; }
+/* Reflow at 320 px (WCAG 1.4.10): the page never scrolls sideways; a long code line, a wide
+   table or a wide output scrolls inside its own box (the theme makes such boxes focusable). */
+.bd-container, .bd-container__inner, .bd-main, .bd-content, .bd-article-container, .bd-article {
+  min-width: 0; max-width: 100%; }
+.bd-article pre, .bd-article div.highlight, .bd-article .cell_output, .bd-article .output,
+.bd-article .pst-scrollable-table-container { max-width: 100%; overflow-x: auto; }
+.bd-article pre { white-space: pre; }
 """
 INDEX = """# kvlesson: what do an LLM server's settings change?
 
