@@ -107,7 +107,8 @@ def test_the_glossary_has_the_terms_of_notebooks_5_and_6():
 def test_the_command_for_another_card_runs_from_a_cell(tmp_path):
     """The wrap-up's command, as IPython runs it from a cell: `!{sys.executable} -m ...` is this
     kernel's Python, whatever a fresh terminal's PATH holds. Run here with PATH emptied and an
-    `--out` that already has a file, so it stops after checking its arguments."""
+    `--out` that already has a file, so it stops after checking its arguments (the cell
+    itself gives none: the course goes to a new folder of the student's home)."""
     text = next(c.source for c in cells("07_wrap_up") if "kvlesson for" in c.source)
     [line] = [l for l in text.splitlines() if l.startswith("!{sys.executable} -m kvlesson for")]
     assert "import sys" in text
@@ -115,7 +116,8 @@ def test_the_command_for_another_card_runs_from_a_cell(tmp_path):
     out = tmp_path / "taken"  # a folder with a file in it: no course is written there
     out.mkdir()
     (out / "keep").touch()
-    args[args.index("--out") + 1] = str(out)
+    assert "--out" not in args  # the default: a new folder in the student's home
+    args += ["--out", str(out)]
     run = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120,
                          cwd=ROOT / "notebooks" / "07_wrap_up", env={**os.environ, "PATH": ""})
     assert run.returncode == 2 and "out must be a new or empty folder" in run.stderr, run.stderr

@@ -5,6 +5,7 @@ and finding solution and hidden-test lines (what a release must never hold)."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,9 @@ SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 HIDDEN_MARKERS = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 # Lines of solution code that say nothing about the answer.
 TRIVIAL_LINES = {"return None", "pass", "else:", "try:", "return", "break", "continue"}
+# A call's last argument on a line of its own, a unit word such as `"bytes"),`: every test
+# cell, hidden or visible, ends its probes so.
+UNIT_ONLY = re.compile(r"""["'][a-z/ ]{1,12}["'][)\],]*""")
 
 
 
@@ -170,7 +174,8 @@ def all_strings(node) -> list[str]:
 
 def is_trivial(line: str) -> bool:
     """A line too short or too common to give anything away."""
-    return line in TRIVIAL_LINES or len(line) < 5 or not any(ch.isalnum() for ch in line)
+    return (line in TRIVIAL_LINES or len(line) < 5 or not any(ch.isalnum() for ch in line)
+            or UNIT_ONLY.fullmatch(line) is not None)
 
 
 def secret_lines(instructor_nb) -> dict[str, str]:

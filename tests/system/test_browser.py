@@ -37,6 +37,8 @@ import kvlesson as kv
 from kvlesson.lesson import explorers, sentences
 from kvlesson.lesson.real_server_explorer import real_view
 from kvlesson.lesson.traffic_explorer import DAY, RATES, traffic_view
+from kvlesson.memory.specs import as_measured
+from kvlesson.memory.startup import PROFILED_BYTES
 from support import axe
 from support.browser import (
     ARTIFACTS,
@@ -76,17 +78,17 @@ class Explorer:
                                        model).caption(cap)
         elif self.assignment == "05_real_server":
             caption = real_view(gpu, model, 1, "bf16", "auto", share - PRESSES, longest).caption
-        elif self.assignment == "07_wrap_up":  # the floor plan on another card
-            caption = sentences.floor_view(share - PRESSES, kv.gpu("H100_80GB"),
-                                           kv.model("QWEN25_7B")).caption
+        elif self.assignment == "07_wrap_up":  # the floor plan on another card, as measured
+            caption = sentences.floor_view(share - PRESSES, as_measured(kv.gpu("H100_80GB")),
+                                           kv.model("QWEN25_7B"), PROFILED_BYTES).caption
         elif self.assignment == "06_traffic":  # arrivals 1 -> 5 chats/s, as the notebook calls it
             faster = RATES[RATES.index(1.0) + PRESSES]
             caption = traffic_view(kv.lesson_chats(n=DAY), faster, 512, min(cap, 128),
                                    share=share, longest=longest, gpu=gpu, model=model).caption
         else:
             hand = [kv.Chat(prompt=30, reply=10), kv.Chat(prompt=30, reply=10)]
-            steps = kv.trace(hand, cap=10, blocks=4, gpu=gpu, model=model)
-            caption = sentences.pause_view(steps, PRESSES).caption  # step 1 + PRESSES, 0-based
+            pause = explorers.PauseExplorer(hand, blocks=4, cap=10, gpu=gpu, model=model)
+            caption = pause.compute((1 + PRESSES,)).caption  # the step slider starts at 1
         return str(caption).replace("**", "")
 
 

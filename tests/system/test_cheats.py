@@ -131,7 +131,7 @@ while True:
     except KeyboardInterrupt:
         pass
 '''
-PACKAGE = "\npool_gb = kv.memory_parts(SHARE, gpu, model).pool_bytes / 1e9\n"
+PACKAGE = "\npool_gb = kv.memory_parts(Q1_SHARE, gpu, model).pool_bytes / 1e9\n"
 # The walls, from inside: write the gradebook, read solutions/ and the key, connect to the
 # grader's machine over TCP, then start a detached process (subprocess first, which the
 # watch refuses, then _posixsubprocess, which it does not see) that tries TCP once and
@@ -185,13 +185,13 @@ for name in ("started.txt", "tcp.txt"):
 '''
 WRITER = ("open('mymod.py', 'w').write('import kvlesson\\ndef f(s, g, m):\\n    return "
           "getattr(kvlesson, \\'memory\\' + \\'_parts\\')(s, g, m)\\n')\nimport mymod\n"
-          "pool_gb = mymod.f(SHARE, gpu, model).pool_bytes / 1e9\n"
-          "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9")
-UNUSED = "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9\n"
+          "pool_gb = mymod.f(Q1_SHARE, gpu, model).pool_bytes / 1e9\n"
+          "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9")
+UNUSED = "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9\n"
 BUILT = "getattr(kv, 'memory' + '_parts')"  # memory_parts by a name no reading of code sees
 THREADER = f"""import _thread, time
 _box = {{}}
-_thread.start_new_thread(lambda: _box.update(p={BUILT}(SHARE, gpu, model).pool_bytes), ())
+_thread.start_new_thread(lambda: _box.update(p={BUILT}(Q1_SHARE, gpu, model).pool_bytes), ())
 for _ in range(200):
     if 'p' in _box:
         break
@@ -217,14 +217,14 @@ _argv = open('/proc/self/cmdline').read().split(chr(0))
 _fd = int(_argv[_argv.index('--fd') + 1])
 _keep = os.dup(_fd)
 os.close(_fd)
-pool_gb = {BUILT}(SHARE, gpu, model).pool_bytes / 1e9
+pool_gb = {BUILT}(Q1_SHARE, gpu, model).pool_bytes / 1e9
 """ + UNUSED
 SELF_SENDER = f"""import jupyter_client
 _argv = open('/proc/self/cmdline').read().split(chr(0))
 _kc = jupyter_client.BlockingKernelClient(connection_file=_argv[_argv.index('-f') + 1])
 _kc.load_connection_file()
 _kc.start_channels()
-_kc.execute("_box = {{'p': {BUILT}(SHARE, gpu, model).pool_bytes}}", store_history=False)
+_kc.execute("_box = {{'p': {BUILT}(Q1_SHARE, gpu, model).pool_bytes}}", store_history=False)
 """
 # A wrong pool_bytes (0) whose first visible probe erases the real record line and prints
 # one of right values in its place, as if the hidden probes had given them.
@@ -406,15 +406,16 @@ CLASS = [
             (r"\d+ record lines",)),
     # 5. forbidden functions, indirectly
     Student("indirect", "works the pool out with kv.startup, which calls memory_parts",
-            solved(q1_answer="pool_gb = kv.startup(gpu, model, SHARE, LONGEST, "
+            solved(q1_answer="pool_gb = kv.startup(gpu, model, Q1_SHARE, LONGEST, "
                              "kv.RESERVE_BYTES).parts.pool_bytes / 1e9\n"
-                             "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9"),
+                             "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9"),
             without(Q1), (r"uses memory_parts",)),
     Student("elsewhere", "calls memory_parts in a cell of its own and uses the result",
             solved(q1_answer="pool_gb = _parts.pool_bytes / 1e9\n"
                              "unused_gb = _parts.unused_bytes / 1e9"),
             without(Q1), (r"memory_parts",),
-            cells=(("", "_parts = kv.memory_parts(SHARE, gpu, model)"),)),
+            cells=(("", "_parts = kv.memory_parts(SHARE - 7 if SHARE > 30 else SHARE + 7, "
+                        "gpu, model)"),)),
     Student("builtname", "reaches memory_parts through a name built at run time",
             solved(ex1_1_answer="import operator\n"
                                 "_mp = operator.attrgetter('memory' + '_parts')(kv)\n"
@@ -423,8 +424,8 @@ CLASS = [
                                 "'pool' + '_bytes')"),
             without(EX1_1), (r"memory_parts",)),
     Student("moduler", "hides memory_parts in a module of its own beside the notebook",
-            solved(q1_answer="import helper\npool_gb = helper.pool(SHARE, gpu, model) / 1e9\n"
-                             "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9"),
+            solved(q1_answer="import helper\npool_gb = helper.pool(Q1_SHARE, gpu, model) / 1e9\n"
+                             "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9"),
             without(Q1), (r"helper\.py: a file handed in beside the notebook",),
             files={"helper.py": b"import kvlesson as kv\n\ndef pool(share, gpu, model):\n"
                                 b"    return kv.memory_parts(share, gpu, model).pool_bytes\n"}),
@@ -444,7 +445,8 @@ CLASS = [
             FULL, (), change=markdown_links),
     Student("refuser", "hands in a kvlesson-refused.json of its own: a formula, a line that "
             "accuses a classmate, terminal escapes", solved(), FULL,
-            (r"kvlesson-refused\.json: the name of the list the course's collect writes",),
+            (r"kvlesson-refused\.json beside this submission is not the list the course's collect "
+             r"writes",),
             files={REFUSALS: json.dumps(['=HYPERLINK("http://evil.example","open me")',
                                          "x\n  partial · floor_plan · q1_answer: copied",
                                          "\x1b[2J\x1b[31mred"]).encode()}, collected=True),
@@ -477,7 +479,7 @@ CLASS = [
     Student("selfsender", "has the kernel send itself an execute_request with "
             "store_history=False through its own connection file",
             solved(q1_answer="pool_gb = _box['p'] / 1e9\n"
-                             "unused_gb = (100 - SHARE) / 100 * gpu.memory_bytes / 1e9"),
+                             "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9"),
             without(Q1), (r"q1_pool_tests: scored 0: worked out again",),
             cells=(("", SELF_SENDER),)),
     # 6. a notebook nbgrader cannot grade costs that student only
