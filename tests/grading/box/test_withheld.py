@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 from kvlesson.grading.box import withheld
 
@@ -42,21 +43,27 @@ def test_a_withheld_function_keeps_its_name_and_raises():
     assert withheld.withhold(CODE, frozenset({"nothing_here"})) is None
 
 
-def test_the_copy_lacks_what_it_withholds_and_keeps_the_rest(tmp_path):
-    copy = withheld.package_without({"memory_parts"}, tmp_path / "cache")
-    assert withheld.package_without({"memory_parts"}, tmp_path / "cache") == copy  # made once
+def run_with(copy: Path, tmp_path: Path, code: str) -> subprocess.CompletedProcess:
+    """Run `code` in an isolated Python whose only kvlesson is `copy`, as a boxed kernel's."""
     site = tmp_path / "site"
     site.mkdir()
     (site / "kvlesson").symlink_to(copy, target_is_directory=True)
-    probe = ("import sys; sys.path.insert(0, sys.argv[1]); import kvlesson as kv\n"
-             "print(kv.blocks_for(33))\n"
-             "for call in (lambda: kv.memory_parts(90, kv.A100_80GB, kv.LLAMA_31_8B),\n"
-             "             lambda: kv.room(90, 8000)):\n"
-             "    try:\n        call()\n    except RuntimeError as error:\n"
-             "        print(str(error).split(':')[0])\n")
-    done = subprocess.run([sys.executable, "-I", "-B", "-c", probe, str(site)],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
+    done = subprocess.run([sys.executable, "-I", "-B", "-c",
+                           f"import sys; sys.path.insert(0, sys.argv[1])\n{code}", str(site)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done
+
+
+def test_the_copy_lacks_what_it_withholds_and_keeps_the_rest(tmp_path):
+    copy = withheld.package_without({"memory_parts"}, tmp_path / "cache")
+    assert withheld.package_without({"memory_parts"}, tmp_path / "cache") == copy  # made once
+    done = run_with(copy, tmp_path, "import kvlesson as kv\n"
+                    "print(kv.blocks_for(33))\n"
+                    "for call in (lambda: kv.memory_parts(90, kv.A100_80GB, kv.LLAMA_31_8B),\n"
+                    "             lambda: kv.room(90, 8000)):\n"
+                    "    try:\n        call()\n    except RuntimeError as error:\n"
+                    "        print(str(error).split(':')[0])\n")
     assert done.stdout.split("\n")[:3] == [
         "3", f"memory_parts is {withheld.WITHHELD} in this run",
         f"memory_parts is {withheld.WITHHELD} in this run"], done.stdout
@@ -74,16 +81,10 @@ def test_without_every_forbidden_function_of_the_course_every_module_imports(tmp
              for exercise in json.loads(path.read_text())["exercises"].values()
              for name in exercise["forbidden"]}
     copy = withheld.package_without(names, tmp_path / "cache")
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "kvlesson").symlink_to(copy, target_is_directory=True)
-    probe = ("import sys, pkgutil, importlib; sys.path.insert(0, sys.argv[1]); import kvlesson\n"
-             "for info in pkgutil.walk_packages(kvlesson.__path__, 'kvlesson.'):\n"
-             "    if not info.name.endswith('__main__'):\n"
-             "        importlib.import_module(info.name)\n"
-             "print(repr(kvlesson.LLAMA_31_8B), repr(kvlesson.QWEN25_7B))")
-    done = subprocess.run([sys.executable, "-I", "-B", "-c", probe, str(site)],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
+    done = run_with(copy, tmp_path, "import pkgutil, importlib, kvlesson\n"
+                    "for info in pkgutil.walk_packages(kvlesson.__path__, 'kvlesson.'):\n"
+                    "    if not info.name.endswith('__main__'):\n"
+                    "        importlib.import_module(info.name)\n"
+                    "print(repr(kvlesson.LLAMA_31_8B), repr(kvlesson.QWEN25_7B))")
     import kvlesson
     assert done.stdout.strip() == f"{kvlesson.LLAMA_31_8B!r} {kvlesson.QWEN25_7B!r}"
