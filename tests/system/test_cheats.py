@@ -188,6 +188,8 @@ WRITER = ("open('mymod.py', 'w').write('import kvlesson\\ndef f(s, g, m):\\n    
           "pool_gb = mymod.f(Q1_SHARE, gpu, model).pool_bytes / 1e9\n"
           "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9")
 UNUSED = "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9\n"
+# Question 1's share, as notebook 1 sets it, for a cell added above the cell that sets it
+EARLY_Q1_SHARE = "SHARE - 7 if SHARE > 30 else SHARE + 7"
 BUILT = "getattr(kv, 'memory' + '_parts')"  # memory_parts by a name no reading of code sees
 THREADER = f"""import _thread, time
 _box = {{}}
@@ -224,7 +226,7 @@ _argv = open('/proc/self/cmdline').read().split(chr(0))
 _kc = jupyter_client.BlockingKernelClient(connection_file=_argv[_argv.index('-f') + 1])
 _kc.load_connection_file()
 _kc.start_channels()
-_kc.execute("_box = {{'p': {BUILT}(Q1_SHARE, gpu, model).pool_bytes}}", store_history=False)
+_kc.execute("_box = {{'p': {BUILT}({EARLY_Q1_SHARE}, gpu, model).pool_bytes}}", store_history=False)
 """
 # A wrong pool_bytes (0) whose first visible probe erases the real record line and prints
 # one of right values in its place, as if the hidden probes had given them.
@@ -414,8 +416,7 @@ CLASS = [
             solved(q1_answer="pool_gb = _parts.pool_bytes / 1e9\n"
                              "unused_gb = _parts.unused_bytes / 1e9"),
             without(Q1), (r"memory_parts",),
-            cells=(("", "_parts = kv.memory_parts(SHARE - 7 if SHARE > 30 else SHARE + 7, "
-                        "gpu, model)"),)),
+            cells=(("", f"_parts = kv.memory_parts({EARLY_Q1_SHARE}, gpu, model)"),)),
     Student("builtname", "reaches memory_parts through a name built at run time",
             solved(ex1_1_answer="import operator\n"
                                 "_mp = operator.attrgetter('memory' + '_parts')(kv)\n"

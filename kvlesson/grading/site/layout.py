@@ -51,6 +51,9 @@ table.kvlesson-table caption { caption-side: top; text-align: left; font-weight:
 .bd-article pre, .bd-article div.highlight, .bd-article .cell_output, .bd-article .output,
 .bd-article .pst-scrollable-table-container { max-width: 100%; overflow-x: auto; }
 .bd-article pre { white-space: pre; }
+.bd-article code.literal, .bd-article code.literal span.pre { white-space: normal;
+  overflow-wrap: anywhere; }
+.bd-article h1, .bd-article h2, .bd-article h3, .bd-article h4 { overflow-wrap: anywhere; }
 """
 INDEX = """# kvlesson: what do an LLM server's settings change?
 
