@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import tomllib
 
 import pytest
+import tomllib
 
 from kvlesson import cli
 from kvlesson.memory.specs import GPUS, MODELS

@@ -20,9 +20,23 @@ from typing import Sequence
 from matplotlib.figure import Figure
 
 from kvlesson.lesson import quote
-from kvlesson.lesson.figures import (BLUE, EDGE, GREEN, GREY, LABEL_BOX, MIN_TEXT_PT, ORANGE,
-                                     PURPLE, SKY, VERMILION, WARNING, WIDTH_IN, YELLOW, Drawn,
-                                     series)
+from kvlesson.lesson.figures import (
+    BLUE,
+    EDGE,
+    GREEN,
+    GREY,
+    LABEL_BOX,
+    MIN_TEXT_PT,
+    ORANGE,
+    PURPLE,
+    SKY,
+    VERMILION,
+    WARNING,
+    WIDTH_IN,
+    YELLOW,
+    Drawn,
+    series,
+)
 from kvlesson.lesson.sentences import chat_name
 from kvlesson.lesson.stacked_bar import StackedBar, card_segments
 from kvlesson.lesson.sweep_charts import SweepChart, knee_by_pool, sweep_chart

@@ -26,8 +26,16 @@ from kvlesson.lesson.blitting import Chart, Redraw
 from kvlesson.lesson.card_sentences import card_tag
 from kvlesson.lesson.figures import COLUMN_PX, img_html
 from kvlesson.lesson.lookahead import Lookahead, next_settings
-from kvlesson.lesson.sentences import (CeilingView, FloorView, PauseView, SweepView, ceiling_view,
-                                       floor_view, pause_view, sweep_view)
+from kvlesson.lesson.sentences import (
+    CeilingView,
+    FloorView,
+    PauseView,
+    SweepView,
+    ceiling_view,
+    floor_view,
+    pause_view,
+    sweep_view,
+)
 from kvlesson.lesson.slider import Slider
 from kvlesson.memory.floor import RESERVE_BYTES, ServerWontStart
 from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model

@@ -26,7 +26,7 @@ from kvlesson.lesson.explorers import Explorer, share_slider, slider
 from kvlesson.lesson.figures import BLUE, GREEN, GREY, ORANGE, VERMILION, WARNING, WIDTH_IN
 from kvlesson.lesson.real_server_numbers import TWO_H100, Launch
 from kvlesson.lesson.stacked_bar import StackedBar, card_segments
-from kvlesson.memory.specs import GPUS, MODELS, GPU, Model
+from kvlesson.memory.specs import GPU, GPUS, MODELS, Model
 from kvlesson.memory.startup import PROFILED_BYTES, VLLM_SHARE, Startup, startup
 from kvlesson.memory.units import gib
 

@@ -13,8 +13,19 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from kvlesson.lesson import quote
-from kvlesson.lesson.figures import (BLUE, DARK_GREY, EDGE, MIN_TEXT_PT, PURPLE, SKY, VERMILION,
-                                     WARNING, WIDTH_IN, Drawn, series)
+from kvlesson.lesson.figures import (
+    BLUE,
+    DARK_GREY,
+    EDGE,
+    MIN_TEXT_PT,
+    PURPLE,
+    SKY,
+    VERMILION,
+    WARNING,
+    WIDTH_IN,
+    Drawn,
+    series,
+)
 
 
 def doubling_words(knee: int, caps: Sequence[int]) -> str:

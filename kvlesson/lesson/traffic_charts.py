@@ -14,8 +14,7 @@ from typing import Sequence
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from kvlesson.lesson.figures import (BLUE, GREEN, MIN_TEXT_PT, VERMILION, WIDTH_IN, Drawn,
-                                     series)
+from kvlesson.lesson.figures import BLUE, GREEN, MIN_TEXT_PT, VERMILION, WIDTH_IN, Drawn, series
 from kvlesson.serving.results import ServeResult, Step
 
 # (colour, line style, marker) of the first, second, ... line: black is the fourth colour

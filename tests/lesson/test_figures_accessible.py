@@ -8,19 +8,20 @@ from __future__ import annotations
 import html
 import re
 
-import kvlesson as kv
 import numpy as np
 import pytest
-from kvlesson.lesson import charts, traffic_charts
-from kvlesson.lesson.figures import COLUMN_PX, DPI, MIN_TEXT_PX, contrast
-from kvlesson.lesson.real_server_explorer import PlanBar
-from kvlesson.lesson.traffic_explorer import TrafficChart, traffic_view
-from kvlesson.memory.startup import startup
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.colors import to_rgba
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle
 from matplotlib.text import Text
+
+import kvlesson as kv
+from kvlesson.lesson import charts, traffic_charts
+from kvlesson.lesson.figures import COLUMN_PX, DPI, MIN_TEXT_PX, contrast
+from kvlesson.lesson.real_server_explorer import PlanBar
+from kvlesson.lesson.traffic_explorer import TrafficChart, traffic_view
+from kvlesson.memory.startup import startup
 
 CHATS = kv.lesson_chats()
 SWEEP = kv.cap_sweep(CHATS)

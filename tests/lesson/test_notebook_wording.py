@@ -110,7 +110,7 @@ def test_the_command_for_another_card_runs_from_a_cell(tmp_path):
     `--out` that already has a file, so it stops after checking its arguments (the cell
     itself gives none: the course goes to a new folder of the student's home)."""
     text = next(c.source for c in cells("07_wrap_up") if "kvlesson for" in c.source)
-    [line] = [l for l in text.splitlines() if l.startswith("!{sys.executable} -m kvlesson for")]
+    [line] = [row for row in text.splitlines() if row.startswith("!{sys.executable} -m kvlesson for")]
     assert "import sys" in text
     args = line.split()[1:]
     out = tmp_path / "taken"  # a folder with a file in it: no course is written there

@@ -17,9 +17,9 @@ from collections import deque
 import pytest
 
 import kvlesson as kv
-from kvlesson.lesson.printout import TITLES
 from kvlesson.lesson import quote
 from kvlesson.lesson.numbers import lesson_numbers
+from kvlesson.lesson.printout import TITLES
 from kvlesson.memory.specs import LLAMA_31_8B_CONFIG
 from kvlesson.serving.sweep import (
     CAPS,

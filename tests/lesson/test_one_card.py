@@ -15,11 +15,11 @@ import re
 
 import nbformat
 import pytest
-from support.paths import ROOT
 
 import kvlesson as kv
 from kvlesson.grading.build.shown_numbers import cell_text
 from kvlesson.lesson import card_sentences
+from support.paths import ROOT
 
 READING = (r"the (?P<name>[A-Z][\w .]*?) (?P<how>as vLLM measures it|as its data sheet reads it) "
            r"\((?P<size>[^)]*)\), with (?P<reserve>the toy's fixed reserve of [\d.]+ GB|"

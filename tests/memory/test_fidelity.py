@@ -21,8 +21,7 @@ from kvlesson.memory import rig_measurements, vllm_defaults
 from kvlesson.memory.floor import BLOCK_TOKENS
 from kvlesson.memory.hf_config import derived_context
 from kvlesson.memory.log_wordings import REFUSALS
-from kvlesson.memory.other_servers import (cache_budgets, llama_cpp_context, share_each,
-                                           tgi_kv_bytes)
+from kvlesson.memory.other_servers import cache_budgets, llama_cpp_context, share_each, tgi_kv_bytes
 from kvlesson.memory.precision import precisions
 from kvlesson.memory.specs import GIB
 from kvlesson.memory.startup import AUTO, startup

@@ -12,9 +12,18 @@ import json
 
 import pytest
 
-from kvlesson.grading.course.results import (FAILED, FORBIDDEN, PASSED, ExerciseMark, Flag,
-                                             Marker, NotebookResult, SubmissionResult,
-                                             result_from_json, result_to_json)
+from kvlesson.grading.course.results import (
+    FAILED,
+    FORBIDDEN,
+    PASSED,
+    ExerciseMark,
+    Flag,
+    Marker,
+    NotebookResult,
+    SubmissionResult,
+    result_from_json,
+    result_to_json,
+)
 
 
 def a_result() -> SubmissionResult:
