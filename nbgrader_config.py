@@ -52,8 +52,15 @@ c.ExchangeFactory.release_feedback = "kvlesson.grading.exchange.SafeReleaseFeedb
 # with the course's cleaner in place of nbconvert's (nbgrader's templates render Markdown,
 # comments included, without cleaning; nbconvert's cleaner drops the figures' images).
 c.HTMLExporter.sanitize_html = True
-c.HTMLExporter.filters = {"clean_html": "kvlesson.grading.grade.sanitize.clean_html",
-                          "markdown2html": "kvlesson.grading.grade.sanitize.markdown2html"}
+c.HTMLExporter.filters = {
+    "clean_html": "kvlesson.grading.grade.sanitize.clean_html",
+    "markdown2html": "kvlesson.grading.grade.sanitize.markdown2html",
+}
 # The grading command's mark of a graded folder stays with the grader: never in feedback.
-c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback",
-                            ".kvlesson-graded.json"]
+c.CourseDirectory.ignore = [
+    ".ipynb_checkpoints",
+    "*.pyc",
+    "__pycache__",
+    "feedback",
+    ".kvlesson-graded.json",
+]

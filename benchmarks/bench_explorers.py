@@ -52,19 +52,39 @@ def time_moves(move, values, repeats: int) -> Timing:
 
 
 def moves(repeats: int) -> list[tuple[str, Timing]]:
-    floor, ceiling, sweep, pause = (explorers.FloorExplorer(), explorers.CeilingExplorer(),
-                                    explorers.SweepExplorer(), explorers.PauseExplorer())
+    floor, ceiling, sweep, pause = (
+        explorers.FloorExplorer(),
+        explorers.CeilingExplorer(),
+        explorers.SweepExplorer(),
+        explorers.PauseExplorer(),
+    )
     shares = [50, 60, 70, 80, 90, 40, 35]
     return [
         ("floor: share", time_moves(lambda v: setattr(floor.share, "value", v), shares, repeats)),
-        ("ceiling: share", time_moves(lambda v: setattr(ceiling.share, "value", v), shares, repeats)),
-        ("ceiling: longest", time_moves(lambda v: setattr(ceiling.longest, "value", v),
-                                       [4_000, 32_000, 128_000, 8_000], repeats)),
-        ("sweep: share (10 caps served)",
-         time_moves(lambda v: setattr(sweep.share, "value", v), shares, repeats)),
-        ("sweep: cap", time_moves(lambda v: setattr(sweep.cap, "value", v), [1, 8, 64, 512], repeats)),
-        ("pause: step", time_moves(lambda v: setattr(pause.step, "value", v), [*range(2, 19), 1],
-                                  repeats)),
+        (
+            "ceiling: share",
+            time_moves(lambda v: setattr(ceiling.share, "value", v), shares, repeats),
+        ),
+        (
+            "ceiling: longest",
+            time_moves(
+                lambda v: setattr(ceiling.longest, "value", v),
+                [4_000, 32_000, 128_000, 8_000],
+                repeats,
+            ),
+        ),
+        (
+            "sweep: share (10 caps served)",
+            time_moves(lambda v: setattr(sweep.share, "value", v), shares, repeats),
+        ),
+        (
+            "sweep: cap",
+            time_moves(lambda v: setattr(sweep.cap, "value", v), [1, 8, 64, 512], repeats),
+        ),
+        (
+            "pause: step",
+            time_moves(lambda v: setattr(pause.step, "value", v), [*range(2, 19), 1], repeats),
+        ),
     ]
 
 
@@ -75,8 +95,7 @@ def reference_sweep_move(repeats: int) -> Timing:
     engines["fast"] = engines["reference"]
     try:
         sweep = explorers.SweepExplorer()
-        return time_moves(lambda v: setattr(sweep.share, "value", v), [50, 60, 70, 80, 90],
-                          repeats)
+        return time_moves(lambda v: setattr(sweep.share, "value", v), [50, 60, 70, 80, 90], repeats)
     finally:
         engines["fast"] = fast
 
@@ -85,19 +104,27 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats")
     repeats = 5 if parser.parse_args().quick else 15
-    print(f"Python {sys.version.split()[0]}; {repeats} moves of each slider, "
-          f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"Python {sys.version.split()[0]}; {repeats} moves of each slider, "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}"
+    )
     share_of_live = f"of {LIVE_MS} ms"
-    print(f"{'explorer: slider':<32} {'median ms':>9} {'fastest ms':>10} {share_of_live:>9}"
-          f"  under {LIVE_MS} ms")
+    print(
+        f"{'explorer: slider':<32} {'median ms':>9} {'fastest ms':>10} {share_of_live:>9}"
+        f"  under {LIVE_MS} ms"
+    )
     results = moves(repeats)
     for name, t in results:
-        print(f"{name:<32} {t.median:9.1f} {t.fastest:10.1f} {t.median / LIVE_MS:9.2f}"
-              f"  {'yes' if t.median < LIVE_MS else 'NO'}")
+        print(
+            f"{name:<32} {t.median:9.1f} {t.fastest:10.1f} {t.median / LIVE_MS:9.2f}"
+            f"  {'yes' if t.median < LIVE_MS else 'NO'}"
+        )
     fast = dict(results)["sweep: share (10 caps served)"]
     reference = reference_sweep_move(max(3, repeats // 3))
-    print(f"\nsweep: share with the reference server: median {reference.median:.1f} ms, "
-          f"{reference.median / fast.median:.1f}x the fast engine's {fast.median:.1f} ms")
+    print(
+        f"\nsweep: share with the reference server: median {reference.median:.1f} ms, "
+        f"{reference.median / fast.median:.1f}x the fast engine's {fast.median:.1f} ms"
+    )
     return 0
 
 

@@ -206,19 +206,29 @@ class Move:
         after = [(t, size, kind, stamp) for t, size, kind, stamp in times["frames"] if t >= sent]
         busy = next(stamp for _, _, kind, stamp in after if kind == "status:busy")
         idle = next((t for t, _, kind, _ in after if kind == "status:idle"), float("inf"))
-        updates = [(t, size, kind, stamp) for t, size, kind, stamp in after
-                   if t <= idle and kind.startswith("comm_msg")]
+        updates = [
+            (t, size, kind, stamp)
+            for t, size, kind, stamp in after
+            if t <= idle and kind.startswith("comm_msg")
+        ]
         if not updates:
             raise RuntimeError("the kernel answered the move without an update")
         read, _, _, done = updates[-1]
         # the picture travels as an HTML widget's value, <img alt src="data:image/png;base64">:
         # the largest update of the move (the caption's is a sentence)
         png = sorted(size for _, size, _, _ in updates)
-        return cls(felt=times["painted"] - start, sending=sent - start, to_kernel=busy - sent,
-                   kernel=done - busy, from_kernel=read - done, reading=times["shown"] - read,
-                   decoding=times["decoded"] - times["shown"],
-                   painting=times["painted"] - times["decoded"], shown_by=times["what"],
-                   png_kb=png[-1] / 1024 if png and times["what"] == "image" else 0.0)
+        return cls(
+            felt=times["painted"] - start,
+            sending=sent - start,
+            to_kernel=busy - sent,
+            kernel=done - busy,
+            from_kernel=read - done,
+            reading=times["shown"] - read,
+            decoding=times["decoded"] - times["shown"],
+            painting=times["painted"] - times["decoded"],
+            shown_by=times["what"],
+            png_kb=png[-1] / 1024 if png and times["what"] == "image" else 0.0,
+        )
 
 
 @dataclass(frozen=True)
@@ -260,9 +270,11 @@ def notebooks_with_explorers() -> list[str]:
     found = []
     for folder in sorted((ROOT / "notebooks").iterdir()):
         notebooks = list(folder.glob("*.ipynb"))
-        if notebooks and any("Explorer(" in cell.source
-                             for cell in nbformat.read(notebooks[0], as_version=4).cells
-                             if cell.cell_type == "code"):
+        if notebooks and any(
+            "Explorer(" in cell.source
+            for cell in nbformat.read(notebooks[0], as_version=4).cells
+            if cell.cell_type == "code"
+        ):
             found.append(folder.name)
     return found
 
@@ -270,8 +282,11 @@ def notebooks_with_explorers() -> list[str]:
 def explorers_on(panel: Locator) -> list[Locator]:
     """Every explorer's widget box in the notebook: an output box with a slider and an image."""
     page = panel.page
-    boxes = (panel.locator(".jp-OutputArea-output .widget-vbox")
-             .filter(has=page.locator(".kvlesson-slider")).filter(has=page.locator("img")))
+    boxes = (
+        panel.locator(".jp-OutputArea-output .widget-vbox")
+        .filter(has=page.locator(".kvlesson-slider"))
+        .filter(has=page.locator("img"))
+    )
     return boxes.all()
 
 
@@ -326,62 +341,89 @@ def time_notebook(page: Page, lab: str, assignment: str, moves: int) -> list[Sli
         for row in box.locator(".kvlesson-slider").all():
             label = row.locator("label").first.inner_text().strip()
             print(f"  {assignment}{which}: {label} ...", file=sys.stderr, flush=True)
-            timings.append(SliderTiming(f"{assignment}{which}: {label}",
-                                        time_slider(page, box, row, moves)))
+            timings.append(
+                SliderTiming(f"{assignment}{which}: {label}", time_slider(page, box, row, moves))
+            )
     return timings
 
 
 def report(timings: list[SliderTiming]) -> None:
-    print(f"{'notebook: slider':<42} {'median':>6} {'p90':>6} {'÷' + str(LIVE_MS):>5} "
-          f"{'÷' + str(LIVE_MS):>5} {'new':>6} {'(n)':>5} | "
-          f"{'kernel':>12} {'messages':>12} {'front end':>12} | {'img KB':>6}")
+    print(
+        f"{'notebook: slider':<42} {'median':>6} {'p90':>6} {'÷' + str(LIVE_MS):>5} "
+        f"{'÷' + str(LIVE_MS):>5} {'new':>6} {'(n)':>5} | "
+        f"{'kernel':>12} {'messages':>12} {'front end':>12} | {'img KB':>6}"
+    )
     unchanged = []
     for t in timings:
-        parts = " ".join(f"{t.median(part):6.1f} ({100 * t.share(part):2.0f}%)"
-                         for part in ("kernel", "messages", "front_end"))
+        parts = " ".join(
+            f"{t.median(part):6.1f} ({100 * t.share(part):2.0f}%)"
+            for part in ("kernel", "messages", "front_end")
+        )
         first = t.first_visits()
         new = statistics.median(move.felt for move in first) if first else float("nan")
-        print(f"{t.name:<42} {t.median():6.1f} {t.p90():6.1f} {t.median() / LIVE_MS:5.2f} "
-              f"{t.p90() / LIVE_MS:5.2f} {new:6.1f} {f'({len(first)})':>5} | {parts} | "
-              f"{t.png_kb():6.1f}")
+        print(
+            f"{t.name:<42} {t.median():6.1f} {t.p90():6.1f} {t.median() / LIVE_MS:5.2f} "
+            f"{t.p90() / LIVE_MS:5.2f} {new:6.1f} {f'({len(first)})':>5} | {parts} | "
+            f"{t.png_kb():6.1f}"
+        )
         if t.same_picture():
             unchanged.append(f"{t.name} ({t.same_picture()} of {len(t.moves)})")
-    print(f"÷{LIVE_MS}: the median and the p90 as ratios of the {LIVE_MS} ms goal (under 1 "
-          "feels live); new: the median of the moves to a setting not shown before (n of them), "
-          "drawn with its view computed ahead or on the move; the others the explorer showed "
-          "again from what it kept")
+    print(
+        f"÷{LIVE_MS}: the median and the p90 as ratios of the {LIVE_MS} ms goal (under 1 "
+        "feels live); new: the median of the moves to a setting not shown before (n of them), "
+        "drawn with its view computed ahead or on the move; the others the explorer showed "
+        "again from what it kept"
+    )
     if unchanged:
-        print("moves that changed only the caption (timed to the caption painted): "
-              + ", ".join(unchanged))
+        print(
+            "moves that changed only the caption (timed to the caption painted): "
+            + ", ".join(unchanged)
+        )
     details = ("sending", "to_kernel", "kernel", "from_kernel", "reading", "decoding", "painting")
-    print("\nthe parts in their order, medians in ms: keydown to value sent, to the kernel, "
-          "the kernel's callback, from the kernel, read, decode, paint")
+    print(
+        "\nthe parts in their order, medians in ms: keydown to value sent, to the kernel, "
+        "the kernel's callback, from the kernel, read, decode, paint"
+    )
     for t in timings:
         print(f"{t.name:<42} " + " ".join(f"{t.median(part):6.1f}" for part in details))
     slow = [t.name for t in timings if t.median() >= LIVE_MS]
-    print(f"\nmedian under {LIVE_MS} ms: {len(timings) - len(slow)} of {len(timings)} sliders"
-          + (f"; not: {', '.join(slow)}" if slow else ""))
+    print(
+        f"\nmedian under {LIVE_MS} ms: {len(timings) - len(slow)} of {len(timings)} sliders"
+        + (f"; not: {', '.join(slow)}" if slow else "")
+    )
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5 moves of each slider, not 20")
-    parser.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
-                        help="only these notebooks' explorers (e.g. 03_cap_sweep); default: all")
+    parser.add_argument(
+        "assignments",
+        nargs="*",
+        metavar="ASSIGNMENT",
+        help="only these notebooks' explorers (e.g. 03_cap_sweep); default: all",
+    )
     arguments = parser.parse_args()
     moves = 5 if arguments.quick else 20
     assignments = notebooks_with_explorers()
     unknown = set(arguments.assignments) - set(assignments)
     if unknown:
-        parser.error(f"no explorer in {', '.join(sorted(unknown))}; "
-                     f"the notebooks with explorers: {', '.join(assignments)}")
-    assignments = [a for a in assignments
-                   if a in arguments.assignments or not arguments.assignments]
-    print(f"Python {sys.version.split()[0]}; {moves} moves of each slider; {os.cpu_count()} cores, "
-          f"load average {os.getloadavg()[0]:.1f}; all times in ms, keydown to painted")
+        parser.error(
+            f"no explorer in {', '.join(sorted(unknown))}; "
+            f"the notebooks with explorers: {', '.join(assignments)}"
+        )
+    assignments = [
+        a for a in assignments if a in arguments.assignments or not arguments.assignments
+    ]
+    print(
+        f"Python {sys.version.split()[0]}; {moves} moves of each slider; {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.1f}; all times in ms, keydown to painted"
+    )
     timings = []
-    with tempfile.TemporaryDirectory(prefix="felt-latency-") as base, \
-            served_lab(Path(base), assignments) as lab, chromium() as browser:
+    with (
+        tempfile.TemporaryDirectory(prefix="felt-latency-") as base,
+        served_lab(Path(base), assignments) as lab,
+        chromium() as browser,
+    ):
         for assignment in assignments:
             context = browser.new_context(viewport=VIEWPORT)
             try:

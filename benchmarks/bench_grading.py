@@ -33,17 +33,24 @@ ASSIGNMENT, NOTEBOOK = "01_floor_plan", "floor_plan"
 def make_class(base: Path, size: int) -> Path:
     """A course copy with the release generated and `size` submissions collected."""
     root = course_build.copy_course(base / "course", [ASSIGNMENT])
-    subprocess.run([sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT,
-                    "--force"], cwd=root, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_assignment", ASSIGNMENT, "--force"],
+        cwd=root,
+        check=True,
+        capture_output=True,
+    )
     release = nbformat.read(root / "notebooks" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
     solution = nbformat.read(root / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
     right = course_build.answered(release, solution)
     for n in range(size):
-        nb = nbformat.from_dict(right) if n % 4 == 0 else nbformat.read(
-            root / "notebooks" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
+        nb = (
+            nbformat.from_dict(right)
+            if n % 4 == 0
+            else nbformat.read(root / "notebooks" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
+        )
         if n % 4 == 1:  # part: the first two answers
             nb = course_build.answered(release, solution)
-            for cell in nb.cells[len(nb.cells) // 2:]:
+            for cell in nb.cells[len(nb.cells) // 2 :]:
                 if cell.metadata.get("nbgrader", {}).get("solution"):
                     cell.source = "raise NotImplementedError()"
         if n % 4 == 3:  # one wrong answer
@@ -59,8 +66,21 @@ def make_class(base: Path, size: int) -> Path:
 
 def grade(root: Path, jobs: int) -> float:
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "kvlesson", "grade", ASSIGNMENT, "--course",
-                           str(root), "--jobs", str(jobs)], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "kvlesson",
+            "grade",
+            ASSIGNMENT,
+            "--course",
+            str(root),
+            "--jobs",
+            str(jobs),
+        ],
+        capture_output=True,
+        text=True,
+    )
     seconds = time.perf_counter() - start
     if done.returncode != 0:
         sys.exit(f"grading failed ({done.returncode}):\n{done.stdout}\n{done.stderr[-3000:]}")
@@ -78,8 +98,10 @@ def main() -> None:
             times[jobs] = grade(make_class(base, args.size), jobs)
         finally:
             shutil.rmtree(base, ignore_errors=True)
-        print(f"--jobs {jobs}: {args.size} submissions in {times[jobs]:.1f} s, "
-              f"{times[jobs] / args.size:.2f} s a submission")
+        print(
+            f"--jobs {jobs}: {args.size} submissions in {times[jobs]:.1f} s, "
+            f"{times[jobs] / args.size:.2f} s a submission"
+        )
     print(f"--jobs 2 is {times[1] / times[2]:.2f} times as fast as --jobs 1")
 
 

@@ -44,7 +44,10 @@ def main() -> None:
     e.config.value = json.dumps(LLAMA_31_8B_CONFIG)
     rows = [
         ("card", median_ms(e.gpu, ["A100_80GB", "RTX_3090", "H100_80GB"], repeats)),
-        ("model", median_ms(e.model, ["LLAMA_33_70B", "QWEN25_7B", PASTED, "LLAMA_31_8B"], repeats)),
+        (
+            "model",
+            median_ms(e.model, ["LLAMA_33_70B", "QWEN25_7B", PASTED, "LLAMA_31_8B"], repeats),
+        ),
         ("tensor parallel", median_ms(e.tp, [2, 4, 8, 1], repeats)),
         ("weights", median_ms(e.weights, ["fp8", "fp16", "bf16"], repeats)),
         ("KV cache", median_ms(e.cache, ["fp8", "auto"], repeats)),
@@ -52,9 +55,16 @@ def main() -> None:
         ("max_model_len", median_ms(e.longest, [4_096, 32_768, 262_144, 131_072], repeats)),
     ]
     e.model.value = PASTED
-    rows.append(("config.json edit", median_ms(
-        e.config, [json.dumps({**LLAMA_31_8B_CONFIG, "num_hidden_layers": n}) for n in (16, 24, 32)],
-        repeats)))
+    rows.append(
+        (
+            "config.json edit",
+            median_ms(
+                e.config,
+                [json.dumps({**LLAMA_31_8B_CONFIG, "num_hidden_layers": n}) for n in (16, 24, 32)],
+                repeats,
+            ),
+        )
+    )
     print(f"{'control':<20}{'median ms':>10}{'x 100 ms':>10}")
     for name, ms in rows:
         print(f"{name:<20}{ms:>10.1f}{ms / LIVE_MS:>10.2f}")

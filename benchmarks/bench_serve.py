@@ -56,8 +56,11 @@ def agree(fast: kv.ServeResult, ref: kv.ServeResult) -> bool:
     counts = ("steps", "pauses", "rebuilt_tokens", "refused", "tokens", "blocks", "cap")
     if any(getattr(fast, name) != getattr(ref, name) for name in counts):
         return False
-    pairs = [(fast.seconds, ref.seconds), (fast.avg_running, ref.avg_running),
-             (fast.wait_ms, ref.wait_ms)]
+    pairs = [
+        (fast.seconds, ref.seconds),
+        (fast.avg_running, ref.avg_running),
+        (fast.wait_ms, ref.wait_ms),
+    ]
     pairs += zip(fast.first_token_s + fast.last_token_s, ref.first_token_s + ref.last_token_s)
     return all(a is b or math.isclose(a, b, rel_tol=1e-9) for a, b in pairs)
 
@@ -65,19 +68,25 @@ def agree(fast: kv.ServeResult, ref: kv.ServeResult) -> bool:
 def sweep(chats: list[kv.Chat], repeats: int) -> None:
     """The lesson's sweep, cap by cap and as a whole."""
     print(f"Lesson sweep: {len(chats)} chats, 90%, ceiling 8,000; medians of {repeats} runs")
-    print(f"{'cap':>6} {'steps':>7} {'pauses':>6} {'reference ms':>13} {'fast ms':>8} "
-          f"{'ratio':>6}  same")
+    print(
+        f"{'cap':>6} {'steps':>7} {'pauses':>6} {'reference ms':>13} {'fast ms':>8} "
+        f"{'ratio':>6}  same"
+    )
     for cap in CAPS:
         ref = kv.serve(chats, cap)
         same = agree(serve_fast(chats, cap), ref)
         slow = median_seconds(lambda: kv.serve(chats, cap), repeats)
         fast = median_seconds(lambda: serve_fast(chats, cap), 3 * repeats)
-        print(f"{cap:>6} {ref.steps:>7,} {ref.pauses:>6} {slow * 1e3:>13.2f} {fast * 1e3:>8.3f} "
-              f"{slow / fast:>6.0f}  {'yes' if same else 'NO'}")
+        print(
+            f"{cap:>6} {ref.steps:>7,} {ref.pauses:>6} {slow * 1e3:>13.2f} {fast * 1e3:>8.3f} "
+            f"{slow / fast:>6.0f}  {'yes' if same else 'NO'}"
+        )
     slow = median_seconds(lambda: [kv.serve(chats, cap) for cap in CAPS], repeats)
     fast = median_seconds(lambda: [serve_fast(chats, cap) for cap in CAPS], 3 * repeats)
-    print(f"{'sweep':>6} {'':>7} {'':>6} {slow * 1e3:>13.2f} {fast * 1e3:>8.3f} "
-          f"{slow / fast:>6.0f}  (all 10 caps)")
+    print(
+        f"{'sweep':>6} {'':>7} {'':>6} {slow * 1e3:>13.2f} {fast * 1e3:>8.3f} "
+        f"{slow / fast:>6.0f}  (all 10 caps)"
+    )
     against_plain_loop(chats, repeats)
 
 
@@ -90,8 +99,18 @@ def against_plain_loop(chats: list[kv.Chat], repeats: int) -> None:
 
     def plain() -> None:
         for cap in CAPS:
-            lesson_serve(pairs, cap, blocks, 8_000, False, model.params, gpu.peak_flops,
-                         model.weights_bytes, model.bytes_per_token, gpu.bandwidth)
+            lesson_serve(
+                pairs,
+                cap,
+                blocks,
+                8_000,
+                False,
+                model.params,
+                gpu.peak_flops,
+                model.weights_bytes,
+                model.bytes_per_token,
+                gpu.bandwidth,
+            )
 
     def fast() -> None:
         for cap in CAPS:
@@ -99,10 +118,12 @@ def against_plain_loop(chats: list[kv.Chat], repeats: int) -> None:
 
     turns = [(median_seconds(plain, 1), median_seconds(fast, 5)) for _ in range(repeats)]
     ratio = statistics.median(slow / quick for slow, quick in turns)
-    print(f"\nThe sweep against the plain step loop (docs/model.md's four steps, tests/support/lesson_model.py),"
-          f" {repeats} turns:\n  plain loop {statistics.median(t[0] for t in turns) * 1e3:.1f} ms,"
-          f" fast engine {statistics.median(t[1] for t in turns) * 1e3:.2f} ms: {ratio:.1f} times"
-          f" as fast (target: at least {TARGET})")
+    print(
+        f"\nThe sweep against the plain step loop (docs/model.md's four steps, tests/support/lesson_model.py),"
+        f" {repeats} turns:\n  plain loop {statistics.median(t[0] for t in turns) * 1e3:.1f} ms,"
+        f" fast engine {statistics.median(t[1] for t in turns) * 1e3:.2f} ms: {ratio:.1f} times"
+        f" as fast (target: at least {TARGET})"
+    )
 
 
 def large(repeats: int) -> None:
@@ -114,9 +135,11 @@ def large(repeats: int) -> None:
     slow = time.perf_counter() - start
     same = agree(serve_fast(chats, 256), ref)
     fast = median_seconds(lambda: serve_fast(chats, 256), repeats)
-    print(f"  {ref.steps:,} steps, {ref.pauses:,} pauses; reference {slow:.2f} s (once), "
-          f"fast {fast:.3f} s (median of {repeats}): {slow / fast:.0f}x; "
-          f"same results: {'yes' if same else 'NO'}")
+    print(
+        f"  {ref.steps:,} steps, {ref.pauses:,} pauses; reference {slow:.2f} s (once), "
+        f"fast {fast:.3f} s (median of {repeats}): {slow / fast:.0f}x; "
+        f"same results: {'yes' if same else 'NO'}"
+    )
 
     print(f"\nFast engine, cap 256, 90%: cost against the number of chats (median of {repeats})")
     print(f"{'chats':>9} {'steps':>8} {'seconds':>8} {'us/chat':>8}")

@@ -34,8 +34,14 @@ from kvlesson.serving import capstone  # noqa: E402
 explorers.KEPT = 0  # every move computes and draws: a setting seen before is not shown from a keep
 lookahead.ENABLED = False  # ... and no view is computed ahead
 
-MOVES = [(0.5, 512, 64), (2.0, 512, 64), (2.0, 2_048, 64), (2.0, None, 64), (5.0, 128, 128),
-         (5.0, 8_192, 16)]  # (chats a second, budget, cap)
+MOVES = [
+    (0.5, 512, 64),
+    (2.0, 512, 64),
+    (2.0, 2_048, 64),
+    (2.0, None, 64),
+    (5.0, 128, 128),
+    (5.0, 8_192, 16),
+]  # (chats a second, budget, cap)
 
 
 def slider_moves(repeats: int) -> None:
@@ -53,11 +59,21 @@ def against_reference(repeats: int) -> None:
     day = kv.poisson_arrivals(kv.lesson_chats(n=300), 2.0, seed=1)
     cases = {
         "300 chats, 2/s, budget 512": (day, dict(cap=64, budget=512)),
-        "  + prefix caching, proxy 32": (day, dict(cap=64, budget=512, prefix_caching=True,
-                                                   admission=32)),
-        "office day (3090), caching": (capstone.office(1), dict(cap=64, share=95, longest=16_000,
-                                                             budget=1_024, prefix_caching=True,
-                                                             **capstone.HARDWARE)),
+        "  + prefix caching, proxy 32": (
+            day,
+            dict(cap=64, budget=512, prefix_caching=True, admission=32),
+        ),
+        "office day (3090), caching": (
+            capstone.office(1),
+            dict(
+                cap=64,
+                share=95,
+                longest=16_000,
+                budget=1_024,
+                prefix_caching=True,
+                **capstone.HARDWARE,
+            ),
+        ),
     }
     print(f"\nReference against fast engine (median of {repeats})")
     print(f"{'case':<30} {'steps':>7} {'reference ms':>13} {'fast ms':>8} {'ratio':>6}  same")
@@ -66,8 +82,10 @@ def against_reference(repeats: int) -> None:
         same = agree(kv.serve_fast(chats, **settings), ref)
         slow = median_seconds(lambda: kv.serve(chats, **settings), max(1, repeats // 2))
         fast = median_seconds(lambda: kv.serve_fast(chats, **settings), repeats)
-        print(f"{label:<30} {ref.steps:>7,} {slow * 1e3:>13.1f} {fast * 1e3:>8.1f} "
-              f"{slow / fast:>6.1f}  {'yes' if same else 'NO'}")
+        print(
+            f"{label:<30} {ref.steps:>7,} {slow * 1e3:>13.1f} {fast * 1e3:>8.1f} "
+            f"{slow / fast:>6.1f}  {'yes' if same else 'NO'}"
+        )
 
 
 def main() -> None:

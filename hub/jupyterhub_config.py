@@ -50,10 +50,12 @@ c.JupyterHub.bind_url = "http://127.0.0.1:8000"
 # for https, a wildcard certificate: docs/jupyterhub.md, step 4).
 ADDRESS = os.environ.get("KVLESSON_HUB_ADDRESS", "")
 if not ADDRESS.startswith(("https://", "http://")):
-    raise SystemExit("Start the hub with its public address in KVLESSON_HUB_ADDRESS, e.g. "
-                     "KVLESSON_HUB_ADDRESS=https://hub.example.org (each account's server is "
-                     "then at https://NAME.hub.example.org: docs/jupyterhub.md, step 4); got "
-                     f"{ADDRESS!r}")
+    raise SystemExit(
+        "Start the hub with its public address in KVLESSON_HUB_ADDRESS, e.g. "
+        "KVLESSON_HUB_ADDRESS=https://hub.example.org (each account's server is "
+        "then at https://NAME.hub.example.org: docs/jupyterhub.md, step 4); got "
+        f"{ADDRESS!r}"
+    )
 c.JupyterHub.subdomain_host = ADDRESS
 # Over https, cookies locked to the name that set them (JupyterHub's advice with
 # subdomains): a student's server cannot set a cookie the hub or another server reads.
@@ -66,9 +68,11 @@ def private_state(folder: str) -> None:
     private before SQLite creates it with the umask's 644."""
     info = os.stat(folder)
     if info.st_uid != 0 or stat.S_IMODE(info.st_mode) & 0o077:
-        raise SystemExit(f"{folder} must be root's and closed to other accounts "
-                         f"(it is mode {stat.S_IMODE(info.st_mode):o}, owner id {info.st_uid}): "
-                         f"sudo chown root: {folder} && sudo chmod 700 {folder}")
+        raise SystemExit(
+            f"{folder} must be root's and closed to other accounts "
+            f"(it is mode {stat.S_IMODE(info.st_mode):o}, owner id {info.st_uid}): "
+            f"sudo chown root: {folder} && sudo chmod 700 {folder}"
+        )
     database = os.path.join(folder, "jupyterhub.sqlite")
     os.close(os.open(database, os.O_CREAT | os.O_WRONLY, 0o600))
     os.chmod(database, 0o600)
@@ -114,8 +118,11 @@ def server_environment(spawner) -> None:
     folders = [f"{PREFIX}/etc/{role}", f"{PREFIX}/etc/everyone"]
     commands = [os.path.join(sys.prefix, "bin"), "/usr/local/bin", "/usr/bin", "/bin"]
     # A new dict: the one from the configuration is shared by every spawner.
-    spawner.environment = {**spawner.environment, "PATH": os.pathsep.join(commands),
-                           "JUPYTER_CONFIG_PATH": os.pathsep.join(folders)}
+    spawner.environment = {
+        **spawner.environment,
+        "PATH": os.pathsep.join(commands),
+        "JUPYTER_CONFIG_PATH": os.pathsep.join(folders),
+    }
 
 
 c.Spawner.pre_spawn_hook = server_environment

@@ -8,6 +8,9 @@ import sys
 from kvlesson.grading.box.launch import main
 
 if __name__ == "__main__":
-    print("kvlesson: `python -m kvlesson.box` is now `python -m kvlesson.grading.box`; the old "
-          "address goes in the next release", file=sys.stderr)
+    print(
+        "kvlesson: `python -m kvlesson.box` is now `python -m kvlesson.grading.box`; the old "
+        "address goes in the next release",
+        file=sys.stderr,
+    )
     raise SystemExit(main())

@@ -40,24 +40,49 @@ class Verb:
 
 
 VERBS = {
-    "numbers": Verb("kvlesson.lesson.printout", "",
-                    "print every number the lesson quotes, section by section"),
-    "open": Verb("kvlesson.grading.student_lab", "open",
-                 "open the course in JupyterLab: a student's (Validate only) or --instructor's"),
-    "student": Verb("kvlesson.grading.student_lab", "student",
-                    "give a JupyterLab the student's interface (Binder, a hub, open)"),
-    "build": Verb("kvlesson.grading.build.command", "build",
-                  "execute solutions/, stamp the self-checks, write keys/ and release notebooks/"),
-    "generate": Verb("kvlesson.grading.build.command", "generate",
-                     "record the assignments in the gradebook (a new clone, before a release)"),
-    "for": Verb("kvlesson.grading.build.command", "for",
-                "write the course, executed, for another card, model or setting"),
-    "grade": Verb("kvlesson.grading.grade.command", "",
-                  "grade a whole class: each submission sealed, run in the box and marked"),
-    "report": Verb("kvlesson.grading.report.files", "",
-                   "write the class report of the graded assignments (what the class got wrong)"),
-    "site": Verb("kvlesson.grading.site.command", "",
-                 "build the course as an offline static website (the site extra)"),
+    "numbers": Verb(
+        "kvlesson.lesson.printout", "", "print every number the lesson quotes, section by section"
+    ),
+    "open": Verb(
+        "kvlesson.grading.student_lab",
+        "open",
+        "open the course in JupyterLab: a student's (Validate only) or --instructor's",
+    ),
+    "student": Verb(
+        "kvlesson.grading.student_lab",
+        "student",
+        "give a JupyterLab the student's interface (Binder, a hub, open)",
+    ),
+    "build": Verb(
+        "kvlesson.grading.build.command",
+        "build",
+        "execute solutions/, stamp the self-checks, write keys/ and release notebooks/",
+    ),
+    "generate": Verb(
+        "kvlesson.grading.build.command",
+        "generate",
+        "record the assignments in the gradebook (a new clone, before a release)",
+    ),
+    "for": Verb(
+        "kvlesson.grading.build.command",
+        "for",
+        "write the course, executed, for another card, model or setting",
+    ),
+    "grade": Verb(
+        "kvlesson.grading.grade.command",
+        "",
+        "grade a whole class: each submission sealed, run in the box and marked",
+    ),
+    "report": Verb(
+        "kvlesson.grading.report.files",
+        "",
+        "write the class report of the graded assignments (what the class got wrong)",
+    ),
+    "site": Verb(
+        "kvlesson.grading.site.command",
+        "",
+        "build the course as an offline static website (the site extra)",
+    ),
 }
 OLD_ADDRESSES = {  # an earlier release's address: the verb it is now (None: its first word)
     "kvlesson.grade": "grade",
@@ -77,8 +102,13 @@ def hardware() -> str:
 
 def overview() -> str:
     width = max(map(len, VERBS))
-    lines = ["usage: kvlesson VERB [ARGUMENTS]   (kvlesson VERB --help for a verb's arguments)",
-             "", __doc__.splitlines()[0].split(": ", 1)[1], "", "verbs:"]
+    lines = [
+        "usage: kvlesson VERB [ARGUMENTS]   (kvlesson VERB --help for a verb's arguments)",
+        "",
+        __doc__.splitlines()[0].split(": ", 1)[1],
+        "",
+        "verbs:",
+    ]
     lines += [f"  {verb:<{width}}  {about.about}" for verb, about in VERBS.items()]
     return "\n".join(lines + ["", hardware()])
 
@@ -86,9 +116,12 @@ def overview() -> str:
 def run_verb(verb: str, argv: list[str]) -> int:
     """Run one verb with its arguments; its exit code."""
     arguments, run = VERBS[verb].functions()
-    parser = argparse.ArgumentParser(prog=f"kvlesson {verb}", description=VERBS[verb].about,
-                                     epilog=hardware(),
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog=f"kvlesson {verb}",
+        description=VERBS[verb].about,
+        epilog=hardware(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     arguments(parser)
     args, extra = parser.parse_known_args(argv)
     if extra and not hasattr(args, "extra_arguments"):
@@ -111,15 +144,20 @@ def main(argv: list[str] | None = None) -> int:
         said("python -m kvlesson " + " ".join(argv), "kvlesson numbers " + " ".join(argv))
         argv.insert(0, "numbers")
     if argv[0] not in VERBS:
-        print(f"kvlesson: no verb {argv[0]!r}; the verbs are {', '.join(VERBS)} "
-              "(kvlesson --help says what each does)", file=sys.stderr)
+        print(
+            f"kvlesson: no verb {argv[0]!r}; the verbs are {', '.join(VERBS)} "
+            "(kvlesson --help says what each does)",
+            file=sys.stderr,
+        )
         return 2
     return run_verb(argv[0], argv[1:])
 
 
 def said(old: str, new: str) -> None:
-    print(f"kvlesson: `{old}` is now `{new}`; the old address goes in the next release",
-          file=sys.stderr)
+    print(
+        f"kvlesson: `{old}` is now `{new}`; the old address goes in the next release",
+        file=sys.stderr,
+    )
 
 
 def old_address(module: str, argv: list[str] | None = None) -> int:
@@ -128,10 +166,15 @@ def old_address(module: str, argv: list[str] | None = None) -> int:
     verb = OLD_ADDRESSES[module]
     if verb is None:  # `python -m kvlesson.course build ...`: the first word is the verb
         if not argv or argv[0] not in VERBS:
-            print(f"python -m {module}: give a verb: {', '.join(('build', 'generate', 'for', 'site'))} "
-                  "(it is now `kvlesson VERB`)", file=sys.stderr)
+            print(
+                f"python -m {module}: give a verb: {', '.join(('build', 'generate', 'for', 'site'))} "
+                "(it is now `kvlesson VERB`)",
+                file=sys.stderr,
+            )
             return 2
         verb, argv = argv[0], argv[1:]
-    said(f"python -m {module} {verb if OLD_ADDRESSES[module] is None else ''}".rstrip(),
-         f"kvlesson {verb}")
+    said(
+        f"python -m {module} {verb if OLD_ADDRESSES[module] is None else ''}".rstrip(),
+        f"kvlesson {verb}",
+    )
     return run_verb(verb, argv)

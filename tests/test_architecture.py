@@ -22,12 +22,22 @@ from support.paths import ROOT
 
 PACKAGE = ROOT / "kvlesson"
 # Each wing and what it may import besides itself: lower layers only.
-LAYERS = ["kvlesson.arguments", "kvlesson.memory", "kvlesson.serving", "kvlesson.lesson",
-          "kvlesson.grading"]
+LAYERS = [
+    "kvlesson.arguments",
+    "kvlesson.memory",
+    "kvlesson.serving",
+    "kvlesson.lesson",
+    "kvlesson.grading",
+]
 ROOT = "kvlesson"  # the package's __init__: `import kvlesson as kv`, the model's public names
 COMMAND = "kvlesson.cli"  # the one command, `kvlesson VERB`: imported by the entries only
-ENTRIES = {"kvlesson.__main__", "kvlesson.grade", "kvlesson.course", "kvlesson.student",
-           "kvlesson.box"}  # the commands' addresses: on top, imported by nothing
+ENTRIES = {
+    "kvlesson.__main__",
+    "kvlesson.grade",
+    "kvlesson.course",
+    "kvlesson.student",
+    "kvlesson.box",
+}  # the commands' addresses: on top, imported by nothing
 # The grading wing's sub-wings and what each may import of the wing besides itself, lowest
 # first (docs/architecture.md's table): what runs in the student's kernel, the course on disk
 # (the ground floor), the box, the marking (pure), the build, the exchange, the website, the
@@ -62,8 +72,12 @@ def imports_of(path: Path, known: set[str]) -> set[str]:
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found |= {alias.name for alias in node.names if alias.name.split(".")[0] == ROOT}
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module \
-                and node.module.split(".")[0] == ROOT:
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and node.module
+            and node.module.split(".")[0] == ROOT
+        ):
             for alias in node.names:
                 child = f"{node.module}.{alias.name}"
                 found.add(child if child in known else node.module)
@@ -104,10 +118,15 @@ def broken_rules(imports: dict[str, set[str]]) -> list[str]:
                 broken.append(f"{module} imports the one command {COMMAND}")
             elif mine is None:
                 continue  # the root, the command and the entries may use every wing
-            elif sub_wing(module) and sub_wing(target) \
-                    and sub_wing(target) not in GRADING[sub_wing(module)] | {sub_wing(module)}:
-                broken.append(f"{module} (grading/{sub_wing(module)}) imports {target} "
-                              f"(grading/{sub_wing(target)})")
+            elif (
+                sub_wing(module)
+                and sub_wing(target)
+                and sub_wing(target) not in GRADING[sub_wing(module)] | {sub_wing(module)}
+            ):
+                broken.append(
+                    f"{module} (grading/{sub_wing(module)}) imports {target} "
+                    f"(grading/{sub_wing(target)})"
+                )
             elif theirs is None and mine < LAYERS.index("kvlesson.grading"):
                 broken.append(f"{module} imports the package root {target}")
             elif theirs is not None and theirs > mine:
@@ -124,7 +143,7 @@ def circles(imports: dict[str, set[str]]) -> list[list[str]]:
         state[module] = "open"
         for target in sorted(imports.get(module, ())):
             if state.get(target) == "open":
-                found.append(path[path.index(target):] + [target])
+                found.append(path[path.index(target) :] + [target])
             elif target not in state:
                 visit(target, path + [target])
         state[module] = "done"
@@ -136,21 +155,30 @@ def circles(imports: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_every_module_belongs_to_a_wing_or_is_an_entry():
-    stray = [name for name in modules() if layer_of(name) is None
-             and name not in ENTRIES | {COMMAND, ROOT}]
+    stray = [
+        name
+        for name in modules()
+        if layer_of(name) is None and name not in ENTRIES | {COMMAND, ROOT}
+    ]
     assert not stray, f"modules outside the wings (see docs/architecture.md): {stray}"
 
 
 def test_every_grading_module_belongs_to_a_sub_wing():
-    stray = [name for name in modules() if name.startswith("kvlesson.grading.")
-             and sub_wing(name) not in GRADING]
+    stray = [
+        name
+        for name in modules()
+        if name.startswith("kvlesson.grading.") and sub_wing(name) not in GRADING
+    ]
     assert not stray, f"grading modules outside its sub-wings (docs/architecture.md): {stray}"
 
 
 def test_each_wing_says_what_it_is_and_what_it_may_import():
-    wings = LAYERS[1:] + [f"kvlesson.grading.{name}" for name in GRADING
-                          if f"kvlesson.grading.{name}" in modules()
-                          and modules()[f"kvlesson.grading.{name}"].name == "__init__.py"]
+    wings = LAYERS[1:] + [
+        f"kvlesson.grading.{name}"
+        for name in GRADING
+        if f"kvlesson.grading.{name}" in modules()
+        and modules()[f"kvlesson.grading.{name}"].name == "__init__.py"
+    ]
     for wing in wings:
         doc = ast.get_docstring(ast.parse(modules()[wing].read_text())) or ""
         assert "May import" in doc, f"{wing}/__init__.py must say what the wing may import"
@@ -174,35 +202,51 @@ def test_no_import_circle():
     assert circles(import_map()) == []
 
 
-@pytest.mark.parametrize("imports, problem", [
-    ({"kvlesson.memory.floor": {"kvlesson.lesson.quote"}}, "memory.floor (kvlesson.memory)"),
-    ({"kvlesson.serving.server": {"kvlesson.grading.checks.selfcheck"}}, "serving.server"),
-    ({"kvlesson.lesson.charts": {"kvlesson.grading.checks.probes"}}, "lesson.charts"),
-    ({"kvlesson.memory.specs": {"kvlesson"}}, "the package root"),
-    ({"kvlesson.grading.marking.marks": {"kvlesson.grade"}}, "command entry"),
-    ({"kvlesson.grading.grade.command": {"kvlesson.cli"}}, "the one command"),
-    ({"kvlesson.grading.report.page": {"kvlesson.grading.grade.store"}}, "(grading/grade)"),
-    ({"kvlesson.grading.marking.marks": {"kvlesson.grading.build.mutants"}}, "(grading/build)"),
-    ({"kvlesson.grading.course.folders": {"kvlesson.grading.checks.probes"}}, "(grading/checks)"),
-    ({"kvlesson.grading.checks.selfcheck": {"kvlesson.grading.course.key"}}, "(grading/course)"),
-])
+@pytest.mark.parametrize(
+    "imports, problem",
+    [
+        ({"kvlesson.memory.floor": {"kvlesson.lesson.quote"}}, "memory.floor (kvlesson.memory)"),
+        ({"kvlesson.serving.server": {"kvlesson.grading.checks.selfcheck"}}, "serving.server"),
+        ({"kvlesson.lesson.charts": {"kvlesson.grading.checks.probes"}}, "lesson.charts"),
+        ({"kvlesson.memory.specs": {"kvlesson"}}, "the package root"),
+        ({"kvlesson.grading.marking.marks": {"kvlesson.grade"}}, "command entry"),
+        ({"kvlesson.grading.grade.command": {"kvlesson.cli"}}, "the one command"),
+        ({"kvlesson.grading.report.page": {"kvlesson.grading.grade.store"}}, "(grading/grade)"),
+        ({"kvlesson.grading.marking.marks": {"kvlesson.grading.build.mutants"}}, "(grading/build)"),
+        (
+            {"kvlesson.grading.course.folders": {"kvlesson.grading.checks.probes"}},
+            "(grading/checks)",
+        ),
+        (
+            {"kvlesson.grading.checks.selfcheck": {"kvlesson.grading.course.key"}},
+            "(grading/course)",
+        ),
+    ],
+)
 def test_the_rules_catch_a_wrong_import(imports, problem):
     assert any(problem in line for line in broken_rules(imports))
 
 
 def test_the_circle_check_finds_a_circle():
-    imports = {"kvlesson.serving.a": {"kvlesson.serving.b"},
-               "kvlesson.serving.b": {"kvlesson.serving.c"},
-               "kvlesson.serving.c": {"kvlesson.serving.a"}}
-    assert circles(imports) == [["kvlesson.serving.a", "kvlesson.serving.b",
-                                 "kvlesson.serving.c", "kvlesson.serving.a"]]
+    imports = {
+        "kvlesson.serving.a": {"kvlesson.serving.b"},
+        "kvlesson.serving.b": {"kvlesson.serving.c"},
+        "kvlesson.serving.c": {"kvlesson.serving.a"},
+    }
+    assert circles(imports) == [
+        ["kvlesson.serving.a", "kvlesson.serving.b", "kvlesson.serving.c", "kvlesson.serving.a"]
+    ]
 
 
 def test_the_reader_sees_imports_inside_functions(tmp_path):
     source = tmp_path / "late.py"
-    source.write_text("def f():\n    from kvlesson.lesson import quote\n    import kvlesson.grading\n")
-    assert imports_of(source, {"kvlesson.lesson.quote"}) == {"kvlesson.lesson.quote",
-                                                            "kvlesson.grading"}
+    source.write_text(
+        "def f():\n    from kvlesson.lesson import quote\n    import kvlesson.grading\n"
+    )
+    assert imports_of(source, {"kvlesson.lesson.quote"}) == {
+        "kvlesson.lesson.quote",
+        "kvlesson.grading",
+    }
 
 
 def tree_paths(page: str) -> set[str]:
@@ -220,8 +264,11 @@ def tree_paths(page: str) -> set[str]:
         if words.endswith("/"):
             folders.append(words.rstrip("/"))
         else:
-            found |= {"/".join([*folders, name.strip()]) for name in words.split(",")
-                      if name.strip().endswith(".py")}
+            found |= {
+                "/".join([*folders, name.strip()])
+                for name in words.split(",")
+                if name.strip().endswith(".py")
+            }
     return found
 
 
@@ -229,8 +276,11 @@ def test_the_architecture_page_draws_every_module_where_it_is():
     """docs/architecture.md draws the tree: a module it does not draw in its folder, or a file
     it draws that is not there, is a drifted page."""
     drawn = tree_paths((PACKAGE.parent / "docs" / "architecture.md").read_text())
-    there = {path.relative_to(PACKAGE).as_posix() for path in PACKAGE.rglob("*.py")
-             if path.name not in ("__init__.py", "__main__.py") or path.parent == PACKAGE}
+    there = {
+        path.relative_to(PACKAGE).as_posix()
+        for path in PACKAGE.rglob("*.py")
+        if path.name not in ("__init__.py", "__main__.py") or path.parent == PACKAGE
+    }
     there.discard("__init__.py")
     assert there - drawn == set(), f"docs/architecture.md does not draw {sorted(there - drawn)}"
     gone = {path for path in drawn if not (PACKAGE / path).is_file()}
@@ -238,5 +288,7 @@ def test_the_architecture_page_draws_every_module_where_it_is():
 
 
 def test_the_tree_reader_follows_the_folders():
-    page = "```text\nkvlesson/\n  a.py    x\n  w/\n    b.py  y\n    s/\n      c.py\n  d.py, e.py\n```"
+    page = (
+        "```text\nkvlesson/\n  a.py    x\n  w/\n    b.py  y\n    s/\n      c.py\n  d.py, e.py\n```"
+    )
     assert tree_paths(page) == {"a.py", "w/b.py", "w/s/c.py", "d.py", "e.py"}

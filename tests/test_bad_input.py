@@ -58,8 +58,11 @@ def test_bad_share(call, share, error, match):
         call(share)
 
 
-@pytest.mark.parametrize("call", [lambda: kv.memory_parts(None), lambda: kv.room(None, 8_000)],
-                         ids=["memory_parts", "room"])
+@pytest.mark.parametrize(
+    "call",
+    [lambda: kv.memory_parts(None), lambda: kv.room(None, 8_000)],
+    ids=["memory_parts", "room"],
+)
 def test_share_none_where_a_number_is_meant(call):
     with pytest.raises(TypeError, match=r"share must be a whole number \(1\.\.100\), not NoneType"):
         call()
@@ -94,24 +97,35 @@ WHOLE_CALLS = [
     ("bytes_per_number", "Model", lambda v: kv.Model("m", 10**9, 32, 8, 128, v)),
     ("memory_bytes", "GPU", lambda v: kv.GPU("g", v, 312e12, 2.039e12)),
 ]
-BAD_WHOLES = [(0, ValueError), (-3, ValueError), (1.5, ValueError), (NAN, ValueError),
-              ("10", TypeError), (True, TypeError)]
+BAD_WHOLES = [
+    (0, ValueError),
+    (-3, ValueError),
+    (1.5, ValueError),
+    (NAN, ValueError),
+    ("10", TypeError),
+    (True, TypeError),
+]
 
 
 @pytest.mark.parametrize("value, error", BAD_WHOLES)
-@pytest.mark.parametrize("name, where, call", WHOLE_CALLS, ids=[f"{w}-{n}" for n, w, _ in WHOLE_CALLS])
+@pytest.mark.parametrize(
+    "name, where, call", WHOLE_CALLS, ids=[f"{w}-{n}" for n, w, _ in WHOLE_CALLS]
+)
 def test_bad_whole_number(name, where, call, value, error):
     with pytest.raises(error, match=rf"^{name} must be .*1 or more"):
         call(value)
 
 
-@pytest.mark.parametrize("name, call", [
-    ("tokens", lambda: kv.blocks_for(None)),
-    ("cap", lambda: kv.serve(CHATS, None)),
-    ("longest", lambda: kv.room(90, None)),
-    ("longest", lambda: kv.lowest_share(None)),
-    ("max_steps", lambda: kv.trace(CHATS, 8, max_steps=None)),
-])
+@pytest.mark.parametrize(
+    "name, call",
+    [
+        ("tokens", lambda: kv.blocks_for(None)),
+        ("cap", lambda: kv.serve(CHATS, None)),
+        ("longest", lambda: kv.room(90, None)),
+        ("longest", lambda: kv.lowest_share(None)),
+        ("max_steps", lambda: kv.trace(CHATS, 8, max_steps=None)),
+    ],
+)
 def test_none_where_a_whole_number_is_meant(name, call):
     with pytest.raises(TypeError, match=rf"^{name} must be a whole number \(1 or more\), not None"):
         call()
@@ -130,11 +144,22 @@ POSITIVE_CALLS = [
     ("bandwidth", lambda v: kv.GPU("g", 80 * 10**9, 312e12, v), False),
     ("reserve_bytes", lambda v: kv.memory_parts(90, reserve_bytes=v), True),
     ("reserve_bytes", lambda v: kv.serve(CHATS, 8, blocks=500, reserve_bytes=v), True),
-    ("pays", lambda v: kv.stops_paying(pd.DataFrame({"cap": [1, 2], "tokens_per_s": [1.0, 2.0]}),
-                                       pays=v), False),
+    (
+        "pays",
+        lambda v: kv.stops_paying(
+            pd.DataFrame({"cap": [1, 2], "tokens_per_s": [1.0, 2.0]}), pays=v
+        ),
+        False,
+    ),
 ]
-BAD_POSITIVES = [(-1, ValueError), (NAN, ValueError), (INF, ValueError), ("1", TypeError),
-                 (None, TypeError), (True, TypeError)]
+BAD_POSITIVES = [
+    (-1, ValueError),
+    (NAN, ValueError),
+    (INF, ValueError),
+    ("1", TypeError),
+    (None, TypeError),
+    (True, TypeError),
+]
 
 
 @pytest.mark.parametrize("value, error", BAD_POSITIVES)
@@ -212,22 +237,33 @@ SPEC_CALLS = {
 }
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"gpu": "A100_80GB"}, "gpu must be a GPU, not str"),
-    ({"gpu": None}, "gpu must be a GPU, not NoneType"),
-    ({"model": "LLAMA_31_8B"}, "model must be a Model, not str"),
-    ({"model": kv.A100_80GB}, "model must be a Model, not GPU"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"gpu": "A100_80GB"}, "gpu must be a GPU, not str"),
+        ({"gpu": None}, "gpu must be a GPU, not NoneType"),
+        ({"model": "LLAMA_31_8B"}, "model must be a Model, not str"),
+        ({"model": kv.A100_80GB}, "model must be a Model, not GPU"),
+    ],
+)
 @pytest.mark.parametrize("call", SPEC_CALLS.values(), ids=SPEC_CALLS.keys())
 def test_gpu_and_model_must_be_specs(call, kwargs, match):
     with pytest.raises(TypeError, match=match):
         call(**kwargs)
 
 
-@pytest.mark.parametrize("lookup, name, kind", [
-    (kv.gpu, "B200", "gpu"), (kv.gpu, 5, "gpu"), (kv.gpu, None, "gpu"), (kv.gpu, "", "gpu"),
-    (kv.model, "gpt-4", "model"), (kv.model, 8, "model"), (kv.model, "LLAMA", "model"),
-])
+@pytest.mark.parametrize(
+    "lookup, name, kind",
+    [
+        (kv.gpu, "B200", "gpu"),
+        (kv.gpu, 5, "gpu"),
+        (kv.gpu, None, "gpu"),
+        (kv.gpu, "", "gpu"),
+        (kv.model, "gpt-4", "model"),
+        (kv.model, 8, "model"),
+        (kv.model, "LLAMA", "model"),
+    ],
+)
 def test_unknown_names_list_the_known_ones(lookup, name, kind):
     known = "A100_80GB, A100_80GIB, A100_40GB, H100_80GB" if kind == "gpu" else "LLAMA_31_8B"
     with pytest.raises(ValueError, match=rf"^{kind} must be one of {known}"):
@@ -242,21 +278,32 @@ def test_lookups_take_any_case_and_pass_specs_through():
 
 # --- Model.from_hf_config ----------------------------------------------------------
 
+
 def config(**changes) -> dict:
     out = dict(LLAMA_31_8B_CONFIG, **changes)
     return {key: value for key, value in out.items() if value is not ...}
 
 
-@pytest.mark.parametrize("cfg, error, match", [
-    (config(vocab_size=...), ValueError, "config is missing vocab_size"),
-    (config(hidden_size=..., num_hidden_layers=...), ValueError,
-     "config is missing hidden_size, num_hidden_layers"),
-    (config(torch_dtype="int4"), ValueError, "torch_dtype must be one of bfloat16, float16"),
-    (config(hidden_size="4096"), TypeError, r"hidden_size must be a whole number \(1 or more\)"),
-    (config(num_key_value_heads=0), ValueError, "num_key_value_heads must be in 1 or more"),
-    (config(num_hidden_layers=31.5), ValueError, "num_hidden_layers must be a whole number"),
-    (config(intermediate_size=True), TypeError, "intermediate_size must be a whole number"),
-])
+@pytest.mark.parametrize(
+    "cfg, error, match",
+    [
+        (config(vocab_size=...), ValueError, "config is missing vocab_size"),
+        (
+            config(hidden_size=..., num_hidden_layers=...),
+            ValueError,
+            "config is missing hidden_size, num_hidden_layers",
+        ),
+        (config(torch_dtype="int4"), ValueError, "torch_dtype must be one of bfloat16, float16"),
+        (
+            config(hidden_size="4096"),
+            TypeError,
+            r"hidden_size must be a whole number \(1 or more\)",
+        ),
+        (config(num_key_value_heads=0), ValueError, "num_key_value_heads must be in 1 or more"),
+        (config(num_hidden_layers=31.5), ValueError, "num_hidden_layers must be a whole number"),
+        (config(intermediate_size=True), TypeError, "intermediate_size must be a whole number"),
+    ],
+)
 def test_bad_hf_config(cfg, error, match):
     with pytest.raises(error, match=match):
         kv.Model.from_hf_config(cfg)
@@ -280,16 +327,36 @@ POOL_CALLS = {
 }
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    ({"share": 90, "blocks": 1_000}, ValueError,
-     r"give the pool as share \(percent\) or as blocks, not both"),
-    ({"blocks": 499, "longest": 8_000}, kv.ServerWontStart,
-     r"blocks must be at least 500 to hold one chat of the longest length \(8,000 tokens\), got 499"),
-    ({"blocks": 100, "longest": None, "reserved": True}, ValueError, "reserved=True needs a ceiling"),
-    ({"blocks": 100, "longest": 39}, ValueError, r"every chat passes the ceiling \(39 tokens\)"),
-    ({"blocks": 2, "longest": None}, ValueError,
-     r"every chat passes the ceiling \(the pool of 2 blocks\)"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (
+            {"share": 90, "blocks": 1_000},
+            ValueError,
+            r"give the pool as share \(percent\) or as blocks, not both",
+        ),
+        (
+            {"blocks": 499, "longest": 8_000},
+            kv.ServerWontStart,
+            r"blocks must be at least 500 to hold one chat of the longest length \(8,000 tokens\), got 499",
+        ),
+        (
+            {"blocks": 100, "longest": None, "reserved": True},
+            ValueError,
+            "reserved=True needs a ceiling",
+        ),
+        (
+            {"blocks": 100, "longest": 39},
+            ValueError,
+            r"every chat passes the ceiling \(39 tokens\)",
+        ),
+        (
+            {"blocks": 2, "longest": None},
+            ValueError,
+            r"every chat passes the ceiling \(the pool of 2 blocks\)",
+        ),
+    ],
+)
 @pytest.mark.parametrize("call", POOL_CALLS.values(), ids=POOL_CALLS.keys())
 def test_bad_pool(call, kwargs, error, match):
     with pytest.raises(error, match=match):
@@ -325,7 +392,9 @@ def test_server_wont_start_without_a_block():
 
 
 def test_no_share_is_enough_for_a_model_larger_than_the_card():
-    with pytest.raises(kv.ServerWontStart, match="no share of this GPU is enough for Llama 3.3 70B"):
+    with pytest.raises(
+        kv.ServerWontStart, match="no share of this GPU is enough for Llama 3.3 70B"
+    ):
         kv.lowest_share(8_000, model=kv.LLAMA_33_70B)
 
 
@@ -336,14 +405,18 @@ def test_trace_is_for_small_cases():
 
 # --- The sweep ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("caps, error, match", [
-    ([], TypeError, "caps must be a non-empty list"),
-    (5, TypeError, "caps must be a non-empty list"),
-    ("1248", TypeError, "caps must be a non-empty list"),
-    ([8, 4], ValueError, r"caps must rise, got \[8, 4\]"),
-    ([4, 4], ValueError, r"caps must rise, got \[4, 4\]"),
-    ([1, 0], ValueError, "cap must be in 1 or more, got 0"),
-])
+
+@pytest.mark.parametrize(
+    "caps, error, match",
+    [
+        ([], TypeError, "caps must be a non-empty list"),
+        (5, TypeError, "caps must be a non-empty list"),
+        ("1248", TypeError, "caps must be a non-empty list"),
+        ([8, 4], ValueError, r"caps must rise, got \[8, 4\]"),
+        ([4, 4], ValueError, r"caps must rise, got \[4, 4\]"),
+        ([1, 0], ValueError, "cap must be in 1 or more, got 0"),
+    ],
+)
 def test_bad_caps(caps, error, match):
     with pytest.raises(error, match=match):
         reference_sweep(CHATS, caps)
@@ -355,12 +428,22 @@ def test_bad_engine(engine):
         reference_sweep(CHATS, [1], engine=engine)
 
 
-@pytest.mark.parametrize("sweep, error, match", [
-    ([1, 2], TypeError, "sweep must be a DataFrame, not list"),
-    (pd.DataFrame({"cap": [1, 2]}), ValueError,
-     "sweep must have the columns cap and tokens_per_s.*missing tokens_per_s"),
-    (pd.DataFrame({"cap": [1], "tokens_per_s": [1.0]}), ValueError, "sweep must have at least 2 rows"),
-])
+@pytest.mark.parametrize(
+    "sweep, error, match",
+    [
+        ([1, 2], TypeError, "sweep must be a DataFrame, not list"),
+        (
+            pd.DataFrame({"cap": [1, 2]}),
+            ValueError,
+            "sweep must have the columns cap and tokens_per_s.*missing tokens_per_s",
+        ),
+        (
+            pd.DataFrame({"cap": [1], "tokens_per_s": [1.0]}),
+            ValueError,
+            "sweep must have at least 2 rows",
+        ),
+    ],
+)
 def test_bad_sweep_for_stops_paying(sweep, error, match):
     with pytest.raises(error, match=match):
         kv.stops_paying(sweep)
@@ -368,27 +451,42 @@ def test_bad_sweep_for_stops_paying(sweep, error, match):
 
 # --- Students' answers, as the self-checks read them ----------------------------------------
 
+
 def pool_probe(kind):
     """A self-check probe of the variable answer `pool`, in GB, of the given kind."""
-    make = {"number": lambda: probes.number("pool", lambda: None, "GB", 1),
-            "count": lambda: probes.count("pool", lambda: None, "GB"),
-            "yes_no": lambda: probes.yes_no("pool", lambda: None)}
+    make = {
+        "number": lambda: probes.number("pool", lambda: None, "GB", 1),
+        "count": lambda: probes.count("pool", lambda: None, "GB"),
+        "yes_no": lambda: probes.yes_no("pool", lambda: None),
+    }
     return make[kind]()
 
 
-@pytest.mark.parametrize("kind, value, error, match", [
-    ("number", "53.9 GB", probes.WrongKind,
-     "Not yet: pool should be a number of GB, such as 12.3, not the str '53.9 GB'. Write the number alone"),
-    ("number", True, probes.WrongKind, "Not yet: pool should be a number of GB"),
-    ("number", None, probes.WrongKind, "Not yet: pool should be a number of GB"),
-    ("number", NAN, probes.NotYet, "Not yet: pool should be a finite number of GB, got nan"),
-    ("number", INF, probes.NotYet, "Not yet: pool should be a finite number of GB, got inf"),
-    ("count", "205", probes.WrongKind, "Not yet: pool should be a whole number of GB, such as 12"),
-    ("count", 205.0, probes.WrongKind, "Not yet: pool should be a whole number of GB, an int"),
-    ("count", False, probes.WrongKind, "Not yet: pool should be a whole number of GB"),
-    ("yes_no", "yes", probes.WrongKind, r"Not yet: pool should be True or False \(no quotes\)"),
-    ("yes_no", 1, probes.WrongKind, r"Not yet: pool should be True or False \(no quotes\)"),
-])
+@pytest.mark.parametrize(
+    "kind, value, error, match",
+    [
+        (
+            "number",
+            "53.9 GB",
+            probes.WrongKind,
+            "Not yet: pool should be a number of GB, such as 12.3, not the str '53.9 GB'. Write the number alone",
+        ),
+        ("number", True, probes.WrongKind, "Not yet: pool should be a number of GB"),
+        ("number", None, probes.WrongKind, "Not yet: pool should be a number of GB"),
+        ("number", NAN, probes.NotYet, "Not yet: pool should be a finite number of GB, got nan"),
+        ("number", INF, probes.NotYet, "Not yet: pool should be a finite number of GB, got inf"),
+        (
+            "count",
+            "205",
+            probes.WrongKind,
+            "Not yet: pool should be a whole number of GB, such as 12",
+        ),
+        ("count", 205.0, probes.WrongKind, "Not yet: pool should be a whole number of GB, an int"),
+        ("count", False, probes.WrongKind, "Not yet: pool should be a whole number of GB"),
+        ("yes_no", "yes", probes.WrongKind, r"Not yet: pool should be True or False \(no quotes\)"),
+        ("yes_no", 1, probes.WrongKind, r"Not yet: pool should be True or False \(no quotes\)"),
+    ],
+)
 def test_bad_answers(kind, value, error, match):
     with pytest.raises(error, match=match):
         probes.normal(pool_probe(kind), value)
@@ -396,8 +494,11 @@ def test_bad_answers(kind, value, error, match):
 
 def test_a_function_that_returns_none_is_told_so():
     probe = probes.count("chat_blocks(17)", lambda: None, "blocks")
-    with pytest.raises(probes.WrongKind, match=r"Not yet: chat_blocks\(17\) returned None\. "
-                                               r"The function chat_blocks should end with a `return`"):
+    with pytest.raises(
+        probes.WrongKind,
+        match=r"Not yet: chat_blocks\(17\) returned None\. "
+        r"The function chat_blocks should end with a `return`",
+    ):
         probes.normal(probe, None)
 
 
@@ -410,17 +511,27 @@ def test_good_answers_come_back_in_the_checked_form():
 
 # --- kvlesson numbers --------------------------------------------------------------------
 
-@pytest.mark.parametrize("args, message", [
-    (["--share", "0"], "share must be in 1..100, got 0"),
-    (["--share", "101"], "share must be in 1..100, got 101"),
-    (["--share", "ninety"], "argument --share: invalid int value: 'ninety'"),
-    (["--longest", "0"], "longest must be in 1 or more, got 0"),
-    (["--reserve-gb", "-1"], "--reserve-gb must be >= 0, got -1.0"),
-    (["--gpu", "B200"], "argument --gpu: invalid choice: 'B200'"),
-])
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--share", "0"], "share must be in 1..100, got 0"),
+        (["--share", "101"], "share must be in 1..100, got 101"),
+        (["--share", "ninety"], "argument --share: invalid int value: 'ninety'"),
+        (["--longest", "0"], "longest must be in 1 or more, got 0"),
+        (["--reserve-gb", "-1"], "--reserve-gb must be >= 0, got -1.0"),
+        (["--gpu", "B200"], "argument --gpu: invalid choice: 'B200'"),
+    ],
+)
 def test_cli_usage_errors(args, message):
-    run = subprocess.run([sys.executable, "-m", "kvlesson", "numbers", *args], cwd=REPO,
-                         capture_output=True, text=True, timeout=60, check=False)
+    run = subprocess.run(
+        [sys.executable, "-m", "kvlesson", "numbers", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert run.returncode == 2
     assert run.stdout == ""
     assert "usage: kvlesson numbers" in run.stderr
@@ -428,9 +539,14 @@ def test_cli_usage_errors(args, message):
 
 
 def test_cli_says_when_the_server_will_not_start():
-    run = subprocess.run([sys.executable, "-m", "kvlesson", "numbers", "--share", "40", "--longest",
-                          "128000"],
-                         cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    run = subprocess.run(
+        [sys.executable, "-m", "kvlesson", "numbers", "--share", "40", "--longest", "128000"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     assert run.returncode == 0
     assert "the server will not start" in run.stdout
     assert "to at least 44%" in run.stdout

@@ -66,15 +66,24 @@ def test_the_console_script_is_the_one_command():
     assert scripts == {"kvlesson": "kvlesson.cli:main"}
 
 
-@pytest.mark.parametrize("old, new", [
-    (["kvlesson.grade", "--help"], "usage: kvlesson grade"),
-    (["kvlesson.course", "build", "--help"], "usage: kvlesson build"),
-    (["kvlesson.course", "for", "--help"], "usage: kvlesson for"),
-    (["kvlesson.student", "--help"], "usage: kvlesson student"),
-])
+@pytest.mark.parametrize(
+    "old, new",
+    [
+        (["kvlesson.grade", "--help"], "usage: kvlesson grade"),
+        (["kvlesson.course", "build", "--help"], "usage: kvlesson build"),
+        (["kvlesson.course", "for", "--help"], "usage: kvlesson for"),
+        (["kvlesson.student", "--help"], "usage: kvlesson student"),
+    ],
+)
 def test_an_old_address_still_runs_and_says_what_to_type_now(old, new):
-    done = subprocess.run([sys.executable, "-m", *old], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", *old],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith(new)
     assert f"is now `{new.removeprefix('usage: ')}`" in done.stderr
@@ -82,8 +91,14 @@ def test_an_old_address_still_runs_and_says_what_to_type_now(old, new):
 
 
 def test_the_old_numbers_address_prints_the_numbers_and_says_so():
-    done = subprocess.run([sys.executable, "-m", "kvlesson", "--share", "90"],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "kvlesson", "--share", "90"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     assert "53.9 GB" in done.stdout
     assert "is now `kvlesson numbers --share 90`" in done.stderr

@@ -10,6 +10,7 @@ import importlib.metadata
 
 
 def test_the_installed_jsonschema_does_not_ask_for_rfc3987_syntax():
-    wants = [r for r in importlib.metadata.requires("jsonschema") or []
-             if r.startswith("rfc3987-syntax")]
+    wants = [
+        r for r in importlib.metadata.requires("jsonschema") or [] if r.startswith("rfc3987-syntax")
+    ]
     assert wants == [], (importlib.metadata.version("jsonschema"), wants)

@@ -19,11 +19,21 @@ import pytest
 from support.paths import ROOT
 
 DOTTED = re.compile(r"(?<![\w./])(kvlesson(?:\.\w+)+)")
-PATH = re.compile(r"(?<![\w/.-])((?:kvlesson|tests|docs|benchmarks|scripts|hub|binder)"
-                  r"/[\w./-]+\.(?:py|md|sh|txt|json|toml))")
-NAMED = [*ROOT.glob("kvlesson/**/*.py"), *ROOT.glob("docs/*.md"), ROOT / "README.md",
-         *ROOT.glob("benchmarks/*.py"), *ROOT.glob("scripts/*"), *ROOT.glob("hub/*")]
-PATHS_ONLY = [p for p in ROOT.glob("tests/**/*.py") if p.name != "test_references.py"]  # not its own examples
+PATH = re.compile(
+    r"(?<![\w/.-])((?:kvlesson|tests|docs|benchmarks|scripts|hub|binder)"
+    r"/[\w./-]+\.(?:py|md|sh|txt|json|toml))"
+)
+NAMED = [
+    *ROOT.glob("kvlesson/**/*.py"),
+    *ROOT.glob("docs/*.md"),
+    ROOT / "README.md",
+    *ROOT.glob("benchmarks/*.py"),
+    *ROOT.glob("scripts/*"),
+    *ROOT.glob("hub/*"),
+]
+PATHS_ONLY = [
+    p for p in ROOT.glob("tests/**/*.py") if p.name != "test_references.py"
+]  # not its own examples
 EXTERNAL_PATHS = {ROOT / "docs" / "fidelity.md"}  # its paths are files of vLLM's source
 
 
@@ -50,11 +60,17 @@ def stale(paths: list[Path], dotted: bool) -> list[str]:
     for path in paths:
         text = path.read_text()
         if path not in EXTERNAL_PATHS:
-            found += [f"{path.name}: {name}" for name in PATH.findall(text)
-                      if "..." not in name and not (ROOT / name).exists()]
+            found += [
+                f"{path.name}: {name}"
+                for name in PATH.findall(text)
+                if "..." not in name and not (ROOT / name).exists()
+            ]
         if dotted:
-            found += [f"{path.name}: {name}" for name in DOTTED.findall(text)
-                      if not resolves(name.rstrip("."))]
+            found += [
+                f"{path.name}: {name}"
+                for name in DOTTED.findall(text)
+                if not resolves(name.rstrip("."))
+            ]
     return sorted(set(found))
 
 
@@ -66,12 +82,17 @@ def test_every_file_the_tests_point_to_exists():
     assert stale(PATHS_ONLY, dotted=False) == []
 
 
-@pytest.mark.parametrize("text, found", [
-    ("see `kvlesson.grading.marking.mark_notebook`",
-     ["page.md: kvlesson.grading.marking.mark_notebook"]),
-    ("in kvlesson/grading/marking.py", ["page.md: kvlesson/grading/marking.py"]),
-    ("`kvlesson.memory.floor.memory_parts` and kvlesson/memory/floor.py, tests/...py", []),
-])
+@pytest.mark.parametrize(
+    "text, found",
+    [
+        (
+            "see `kvlesson.grading.marking.mark_notebook`",
+            ["page.md: kvlesson.grading.marking.mark_notebook"],
+        ),
+        ("in kvlesson/grading/marking.py", ["page.md: kvlesson/grading/marking.py"]),
+        ("`kvlesson.memory.floor.memory_parts` and kvlesson/memory/floor.py, tests/...py", []),
+    ],
+)
 def test_the_reader_finds_a_stale_name_and_a_stale_file(tmp_path, text, found):
     page = tmp_path / "page.md"
     page.write_text(text)

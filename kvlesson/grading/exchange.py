@@ -69,9 +69,11 @@ class SafeCollect(ExchangeCollect):
         choice of each student's newest submission among the records below."""
         self.roster = course_roster(self.coursedir.db_url, self.coursedir.course_id)
         if self.roster is None:
-            self.log.warning("The gradebook holds no roster: every account that handed in is "
-                             "collected. Import the class list first (nbgrader db student "
-                             "import roster.csv) to collect the course's students only.")
+            self.log.warning(
+                "The gradebook holds no roster: every account that handed in is "
+                "collected. Import the class list first (nbgrader db student "
+                "import roster.csv) to collect the course's students only."
+            )
         super().init_src()
 
     def _path_to_record(self, path: str) -> dict[str, Any]:
@@ -87,9 +89,11 @@ class SafeCollect(ExchangeCollect):
             problem = "its name holds no submission time"
         outsider = id_problem(username)
         if not outsider and self.roster is not None and username not in self.roster:
-            outsider = (f"{username} is not on the course's roster (nbgrader db student list); "
-                        f"if they belong to the course, add them (nbgrader db student add "
-                        f"{username}) and collect again")
+            outsider = (
+                f"{username} is not on the course's roster (nbgrader db student list); "
+                f"if they belong to the course, add them (nbgrader db student add "
+                f"{username}) and collect again"
+            )
         changed, last = NO_TIME, ""
         if not problem:
             problem = entry_problem(path)
@@ -98,8 +102,15 @@ class SafeCollect(ExchangeCollect):
         owner = owner_of(path)
         if self.check_owner and not problem and owner not in (username, _me()):
             problem = f"it is named after {username} but was made by {owner}"
-        return {"username": username, "filename": name, "timestamp": changed, "named": named,
-                "last": last, "problem": problem, "outsider": outsider}
+        return {
+            "username": username,
+            "filename": name,
+            "timestamp": changed,
+            "named": named,
+            "last": last,
+            "problem": problem,
+            "outsider": outsider,
+        }
 
     def _sort_by_timestamp(self, records):
         """Each student's entries, what is not collected said in the log: those that can be
@@ -114,33 +125,49 @@ class SafeCollect(ExchangeCollect):
         """Collect each student's chosen entry; whatever goes wrong with one costs that one
         only, and never the copy collected before."""
         if not self.src_records:
-            self.log.warning("No submissions of '%s' for course '%s' to collect",
-                             self.coursedir.assignment_id, self.coursedir.course_id)
+            self.log.warning(
+                "No submissions of '%s' for course '%s' to collect",
+                self.coursedir.assignment_id,
+                self.coursedir.course_id,
+            )
         for record in self.src_records:
             try:
                 self._collect(record)
             except Exception as error:  # one entry, never the class
-                self.log.error("Not collecting %s: %s: %s (the others are collected)",
-                               shown(record["filename"]), type(error).__name__, error)
+                self.log.error(
+                    "Not collecting %s: %s: %s (the others are collected)",
+                    shown(record["filename"]),
+                    type(error).__name__,
+                    error,
+                )
 
     def _collect(self, record: dict[str, Any]) -> None:
         if record["outsider"]:
             return  # said when sorted
         student, assignment = record["username"], self.coursedir.assignment_id
-        dest = Path(self.coursedir.format_path(self.coursedir.submitted_directory, student,
-                                               assignment))
+        dest = Path(
+            self.coursedir.format_path(self.coursedir.submitted_directory, student, assignment)
+        )
         if dest.is_dir():
             before = self._collected_time(dest)
             if record["problem"]:
-                self.log.warning("Keeping the copy of %s's %s collected before: the newest "
-                                 "entry in inbound is not collected", student, assignment)
+                self.log.warning(
+                    "Keeping the copy of %s's %s collected before: the newest "
+                    "entry in inbound is not collected",
+                    student,
+                    assignment,
+                )
                 return
             newer = before is None or record["timestamp"] > before
-            if not (self.update and newer
-                    or self.before_duedate and before != record["timestamp"]):
-                self.log.info("%s: %s %s", "No newer submission to collect" if self.update
-                              else "Submission already exists, use --update to update",
-                              student, assignment)
+            if not (self.update and newer or self.before_duedate and before != record["timestamp"]):
+                self.log.info(
+                    "%s: %s %s",
+                    "No newer submission to collect"
+                    if self.update
+                    else "Submission already exists, use --update to update",
+                    student,
+                    assignment,
+                )
                 return
             self.log.info("Updating submission: %s %s", student, assignment)
         else:
@@ -175,8 +202,10 @@ class SafeCollect(ExchangeCollect):
             notes = [f"{shown(record['filename'])} was not collected: {record['problem']}"]
         else:
             limits = SealLimits(file_bytes=int(self.coursedir.max_file_size * 1000))
-            notes = [f"not collected: {refusal}" for refusal in
-                     seal(Path(src), dest, limits, tuple(self.coursedir.ignore))]
+            notes = [
+                f"not collected: {refusal}"
+                for refusal in seal(Path(src), dest, limits, tuple(self.coursedir.ignore))
+            ]
             # Changed while it was copied: the later time counts.
             changed, last = max((record["timestamp"], record["last"]), last_change(src))
             notes += time_notes(record["named"], changed, last)
@@ -265,20 +294,23 @@ def last_change(folder: str | Path) -> tuple[datetime.datetime, str]:
     return latest, what
 
 
-def time_notes(named: datetime.datetime | None, changed: datetime.datetime,
-               last: str) -> list[str]:
+def time_notes(named: datetime.datetime | None, changed: datetime.datetime, last: str) -> list[str]:
     """In words, when the time a submission's folder name holds is not when its files were
     last changed: the later is the time it counts at."""
     if named is None or abs(changed - named) <= SLACK:
         return []
     when = f"{changed:%Y-%m-%d %H:%M:%S} UTC"
     if changed > named:
-        return [f"its folder's name says it was handed in at {named:%Y-%m-%d %H:%M:%S} UTC, "
-                f"but {last} was last changed in the exchange at {when} (named with an "
-                f"earlier time, or edited after it was handed in): it counts as handed in "
-                f"at {when}"]
-    return [f"its folder's name holds a time after its files were last changed "
-            f"({named:%Y-%m-%d %H:%M:%S} UTC): it counts as handed in at {when}"]
+        return [
+            f"its folder's name says it was handed in at {named:%Y-%m-%d %H:%M:%S} UTC, "
+            f"but {last} was last changed in the exchange at {when} (named with an "
+            f"earlier time, or edited after it was handed in): it counts as handed in "
+            f"at {when}"
+        ]
+    return [
+        f"its folder's name holds a time after its files were last changed "
+        f"({named:%Y-%m-%d %H:%M:%S} UTC): it counts as handed in at {when}"
+    ]
 
 
 class SafeSubmit(ExchangeSubmit):
@@ -297,9 +329,11 @@ class SafeSubmit(ExchangeSubmit):
     def init_dest(self):
         inbound = os.path.join(self.root, self.coursedir.course_id, "inbound")
         if os.path.isdir(inbound) and not os.access(inbound, os.W_OK | os.X_OK):
-            self.fail(f"Not submitted: the account {_me()} may not hand in to {inbound}; only "
-                      f"the course's students may. If you are one, ask whoever runs the "
-                      f"course to add your account to its students.")
+            self.fail(
+                f"Not submitted: the account {_me()} may not hand in to {inbound}; only "
+                f"the course's students may. If you are one, ask whoever runs the "
+                f"course to add your account to its students."
+            )
         super().init_dest()
         problem = group_problem(Path(self.inbound_path))
         if problem:
@@ -331,14 +365,17 @@ def group_problem(inbound: Path) -> str:
     if info.st_uid == os.getuid() or info.st_gid not in os.getgroups() + [os.getgid()]:
         return ""
     group = grp.getgrgid(info.st_gid).gr_name
-    return (f"Not submitted: the course's inbound folder {inbound} belongs to the group "
-            f"{group}, which you are in, so other students in it could read and change your "
-            f"submission. Ask whoever runs the course to give inbound the instructors' group "
-            f"(docs/jupyterhub.md, the exchange).")
+    return (
+        f"Not submitted: the course's inbound folder {inbound} belongs to the group "
+        f"{group}, which you are in, so other students in it could read and change your "
+        f"submission. Ask whoever runs the course to give inbound the instructors' group "
+        f"(docs/jupyterhub.md, the exchange)."
+    )
 
 
-def put_back_time(dest: Path, counted: datetime.datetime,
-                  named: datetime.datetime | None) -> list[str]:
+def put_back_time(
+    dest: Path, counted: datetime.datetime, named: datetime.datetime | None
+) -> list[str]:
     """Write the time the submission counts at into the collected copy's timestamp.txt,
     which nbgrader reads later (for lateness, and to decide what to update; a time it cannot
     read stops a whole `collect --update`); in words, a timestamp.txt that did not say the
@@ -352,8 +389,10 @@ def put_back_time(dest: Path, counted: datetime.datetime,
             return []
     except (ValueError, OverflowError):
         pass
-    return [f"timestamp.txt said {shown(written[:40])!r}, not the time its folder's name holds: "
-            f"it is {mine}, the time the submission counts at"]
+    return [
+        f"timestamp.txt said {shown(written[:40])!r}, not the time its folder's name holds: "
+        f"it is {mine}, the time the submission counts at"
+    ]
 
 
 class SafeReleaseFeedback(ExchangeReleaseFeedback):
@@ -364,29 +403,44 @@ class SafeReleaseFeedback(ExchangeReleaseFeedback):
 
     def copy_files(self):
         student = self.coursedir.student_id or "*"
-        root = self.coursedir.format_path(self.coursedir.feedback_directory, student,
-                                          self.coursedir.assignment_id)
+        root = self.coursedir.format_path(
+            self.coursedir.feedback_directory, student, self.coursedir.assignment_id
+        )
         bad, unnamed = [], []
         for folder in sorted(glob.glob(root)):
-            paths = [folder] + [os.path.join(top, name)
-                                for top, dirs, files in os.walk(folder)  # links not followed
-                                for name in dirs + files]
-            bad += [f"{path} is {kind}" for path in paths
-                    if (kind := kind_of(os.lstat(path).st_mode)) is not None]
-            if not all(os.path.isfile(os.path.join(folder, name))
-                       for name in ("submission_secret.txt", "timestamp.txt")):
+            paths = [folder] + [
+                os.path.join(top, name)
+                for top, dirs, files in os.walk(folder)  # links not followed
+                for name in dirs + files
+            ]
+            bad += [
+                f"{path} is {kind}"
+                for path in paths
+                if (kind := kind_of(os.lstat(path).st_mode)) is not None
+            ]
+            if not all(
+                os.path.isfile(os.path.join(folder, name))
+                for name in ("submission_secret.txt", "timestamp.txt")
+            ):
                 unnamed.append(Path(folder).parent.name)
         if bad:
-            self.fail("Feedback is not released: " + "; ".join(bad) + ". The grader writes "
-                      "plain files only: remove these and generate the feedback again.")
+            self.fail(
+                "Feedback is not released: " + "; ".join(bad) + ". The grader writes "
+                "plain files only: remove these and generate the feedback again."
+            )
         for name in unnamed:
-            self.log.warning("No feedback released for %s: their submission holds no "
-                             "submission_secret.txt (it was not made by nbgrader's submit), "
-                             "so no page name only they know exists; give them %s yourself",
-                             name, self.coursedir.format_path(self.coursedir.feedback_directory,
-                                                              name, self.coursedir.assignment_id))
+            self.log.warning(
+                "No feedback released for %s: their submission holds no "
+                "submission_secret.txt (it was not made by nbgrader's submit), "
+                "so no page name only they know exists; give them %s yourself",
+                name,
+                self.coursedir.format_path(
+                    self.coursedir.feedback_directory, name, self.coursedir.assignment_id
+                ),
+            )
         if unnamed:
-            excluded = [self.coursedir.student_id_exclude] if self.coursedir.student_id_exclude \
-                else []
+            excluded = (
+                [self.coursedir.student_id_exclude] if self.coursedir.student_id_exclude else []
+            )
             self.coursedir.student_id_exclude = ",".join(excluded + unnamed)
         super().copy_files()

@@ -53,8 +53,11 @@ HIDDEN_SERVER_EXTENSIONS = (
 )
 # What students need when they fetch and submit through an nbgrader exchange (a hub or a
 # shared machine, docs/instructors.md): kept with --exchange.
-EXCHANGE_TOOLS = ("@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:menu",
-                  "nbgrader.server_extensions.assignment_list")
+EXCHANGE_TOOLS = (
+    "@jupyter/nbgrader:assignment-list",
+    "@jupyter/nbgrader:menu",
+    "nbgrader.server_extensions.assignment_list",
+)
 # The news question is asked by the announcements plugin, which reads these two settings
 # of @jupyterlab/apputils-extension:notification (JupyterLab 4 schema: fetchNews is the
 # string "true", "false" or "none", where "none" means ask).
@@ -121,9 +124,14 @@ def set_up(level: str, exchange: bool = False) -> StudentSetup:
 
     user = level == "user"
     config_dir = Path(jupyter_config_dir() if user else ENV_CONFIG_PATH[0])
-    news = (Path(get_user_settings_dir()) / "@jupyterlab" / "apputils-extension"
-            / "notification.jupyterlab-settings" if user
-            else Path(get_app_dir()) / "settings" / "overrides.json")
+    news = (
+        Path(get_user_settings_dir())
+        / "@jupyterlab"
+        / "apputils-extension"
+        / "notification.jupyterlab-settings"
+        if user
+        else Path(get_app_dir()) / "settings" / "overrides.json"
+    )
     kept = EXCHANGE_TOOLS if exchange else ()
     plugins = [name for name in HIDDEN_LAB_PLUGINS if name not in kept]
     extensions = [name for name in HIDDEN_SERVER_EXTENSIONS if name not in kept]
@@ -140,23 +148,40 @@ def set_up(level: str, exchange: bool = False) -> StudentSetup:
 
 def student_arguments(parser: argparse.ArgumentParser) -> None:
     """`kvlesson student`: where the student interface goes."""
-    parser.description = ("Give JupyterLab the student interface: of nbgrader only the "
-                          "Validate button, no news question.")
+    parser.description = (
+        "Give JupyterLab the student interface: of nbgrader only the "
+        "Validate button, no news question."
+    )
     where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--user", action="store_const", const="user", dest="level",
-                       help="only for the config folder JUPYTER_CONFIG_DIR names "
-                            f"(now {os.environ.get('JUPYTER_CONFIG_DIR', '~/.jupyter')})")
-    where.add_argument("--sys-prefix", action="store_const", const="sys_prefix", dest="level",
-                       help="for every user of this Python environment (Binder, a hub image)")
-    parser.add_argument("--exchange", action="store_true",
-                        help="students fetch and submit through an nbgrader exchange: keep the "
-                             "assignment list and the Nbgrader menu")
+    where.add_argument(
+        "--user",
+        action="store_const",
+        const="user",
+        dest="level",
+        help="only for the config folder JUPYTER_CONFIG_DIR names "
+        f"(now {os.environ.get('JUPYTER_CONFIG_DIR', '~/.jupyter')})",
+    )
+    where.add_argument(
+        "--sys-prefix",
+        action="store_const",
+        const="sys_prefix",
+        dest="level",
+        help="for every user of this Python environment (Binder, a hub image)",
+    )
+    parser.add_argument(
+        "--exchange",
+        action="store_true",
+        help="students fetch and submit through an nbgrader exchange: keep the "
+        "assignment list and the Nbgrader menu",
+    )
 
 
 def student_run(args: argparse.Namespace) -> int:
     setup = set_up(args.level, args.exchange)
-    print(f"Student interface set up in {setup.config_dir}: hidden {', '.join(setup.hidden)}; "
-          f"news question off in {setup.news_settings}")
+    print(
+        f"Student interface set up in {setup.config_dir}: hidden {', '.join(setup.hidden)}; "
+        f"news question off in {setup.news_settings}"
+    )
     return 0
 
 
@@ -168,8 +193,10 @@ def course_folder(start: Path) -> Path:
     for folder in (start, Path(kvlesson.__file__).resolve().parents[1]):
         if (folder / "notebooks").is_dir() and (folder / "nbgrader_config.py").is_file():
             return folder
-    raise ValueError(f"no course in {start}: run it in a copy of the course repository (the "
-                     "folder with notebooks/ and nbgrader_config.py)")
+    raise ValueError(
+        f"no course in {start}: run it in a copy of the course repository (the "
+        "folder with notebooks/ and nbgrader_config.py)"
+    )
 
 
 def lab_environment(course: Path, student: bool) -> dict[str, str]:
@@ -180,18 +207,24 @@ def lab_environment(course: Path, student: bool) -> dict[str, str]:
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     if student:
         config = course / STATE / "student"
-        env.update(JUPYTER_CONFIG_DIR=str(config),
-                   JUPYTER_CONFIG_PATH=os.pathsep.join(
-                       filter(None, [str(config), env.get("JUPYTER_CONFIG_PATH")])),
-                   JUPYTERLAB_SETTINGS_DIR=str(config / "lab" / "user-settings"),
-                   JUPYTERLAB_WORKSPACES_DIR=str(config / "lab" / "workspaces"))
+        env.update(
+            JUPYTER_CONFIG_DIR=str(config),
+            JUPYTER_CONFIG_PATH=os.pathsep.join(
+                filter(None, [str(config), env.get("JUPYTER_CONFIG_PATH")])
+            ),
+            JUPYTERLAB_SETTINGS_DIR=str(config / "lab" / "user-settings"),
+            JUPYTERLAB_WORKSPACES_DIR=str(config / "lab" / "workspaces"),
+        )
     return env
 
 
 def lab_arguments(course: Path, student: bool, extra: list[str]) -> list[str]:
     """`jupyter lab`'s arguments: a student's Lab serves notebooks/ and opens notebook 0."""
-    found = [f"--ServerApp.root_dir={course / 'notebooks'}",
-             f"--LabApp.default_url=/lab/tree/{FIRST}"] if student else []
+    found = (
+        [f"--ServerApp.root_dir={course / 'notebooks'}", f"--LabApp.default_url=/lab/tree/{FIRST}"]
+        if student
+        else []
+    )
     if hasattr(os, "geteuid") and os.geteuid() == 0:  # a container, a fresh VM
         found.append("--allow-root")
     return found + extra
@@ -199,8 +232,12 @@ def lab_arguments(course: Path, student: bool, extra: list[str]) -> list[str]:
 
 def open_arguments(parser: argparse.ArgumentParser) -> None:
     """`kvlesson open`: a student's Lab, or an instructor's; anything else goes to JupyterLab."""
-    parser.add_argument("--instructor", action="store_true", help="the course root with every "
-                        "nbgrader tool (formgrader, Create Assignment), not the student's Lab")
+    parser.add_argument(
+        "--instructor",
+        action="store_true",
+        help="the course root with every "
+        "nbgrader tool (formgrader, Create Assignment), not the student's Lab",
+    )
     parser.set_defaults(extra_arguments=[])  # the rest: `jupyter lab`'s own (--port 9000)
 
 
@@ -217,10 +254,17 @@ def open_run(args: argparse.Namespace) -> int:
         print(f"Opening the course at notebook 0 ({FIRST}).")
     else:
         print("Opening the course root with every nbgrader tool (Nbgrader menu, formgrader).")
-    print("If no browser opens, open the http://127.0.0.1:... link printed below.\n"
-          "To stop the server: Ctrl+C twice here, or File > Shut Down in JupyterLab.", flush=True)
+    print(
+        "If no browser opens, open the http://127.0.0.1:... link printed below.\n"
+        "To stop the server: Ctrl+C twice here, or File > Shut Down in JupyterLab.",
+        flush=True,
+    )
     os.chdir(course)
-    command = [sys.executable, "-m", "jupyterlab",
-               *lab_arguments(course, student, args.extra_arguments)]
+    command = [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        *lab_arguments(course, student, args.extra_arguments),
+    ]
     os.execve(sys.executable, command, env)
     return 0  # not reached: the server has taken this process's place

@@ -82,10 +82,15 @@ def png_file(rgba: np.ndarray) -> bytes:
     rows = np.empty((height, 1 + width * pixels.shape[2]), np.uint8)
     rows[:, 0] = NO_FILTER  # each row starts with its filter type
     rows[:, 1:] = pixels.reshape(height, -1)
-    header = struct.pack(">IIBBBBB", width, height, 8, RGB if opaque else RGBA,
-                         0, 0, 0)  # 8 bits a channel; deflate, adaptive filters, no interlace
-    return (PNG_SIGNATURE + chunk(b"IHDR", header)
-            + chunk(b"IDAT", zlib.compress(rows, PNG_COMPRESSION)) + chunk(b"IEND", b""))
+    header = struct.pack(
+        ">IIBBBBB", width, height, 8, RGB if opaque else RGBA, 0, 0, 0
+    )  # 8 bits a channel; deflate, adaptive filters, no interlace
+    return (
+        PNG_SIGNATURE
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows, PNG_COMPRESSION))
+        + chunk(b"IEND", b"")
+    )
 
 
 def chunk(kind: bytes, data: bytes) -> bytes:

@@ -100,18 +100,29 @@ def card_tag(gpu: GPU, reserve_bytes: float) -> str:
     return f"{reading.name} {reading.how} ({reading.size}; {quote.gb(reserve_bytes)} {reserve})"
 
 
-def switch_sentence(before: Reading, where: str, after: Reading, share: int, model: Model,
-                    here: str = "this notebook") -> Say:
+def switch_sentence(
+    before: Reading,
+    where: str,
+    after: Reading,
+    share: int,
+    model: Model,
+    here: str = "this notebook",
+) -> Say:
     """One sentence for a notebook that draws a card another way than `where` did: both
     readings, and the pool each gives `model` at the same `share`."""
     if before.name != after.name or card_phrase(before) == card_phrase(after):
-        raise ValueError(f"a switch is one card read two ways, got {card_phrase(before)!r} "
-                         f"and {card_phrase(after)!r}")
-    pools = [max(memory_parts(share, reading.card, model, reading.reserve_bytes).pool_bytes, 0)
-             for reading in (before, after)]
+        raise ValueError(
+            f"a switch is one card read two ways, got {card_phrase(before)!r} "
+            f"and {card_phrase(after)!r}"
+        )
+    pools = [
+        max(memory_parts(share, reading.card, model, reading.reserve_bytes).pool_bytes, 0)
+        for reading in (before, after)
+    ]
     return Say(
         f"{SWITCH} {where[0].upper() + where[1:]} drew {card_phrase(before)}; {here} draws "
         f"it {after.how} ({after.size}), with {after.reserve}. At the same {share}% share "
         f"{model.name} gets a cache pool of {quote.gb(pools[1])} here against "
         f"{quote.gb(pools[0])} there, so compare a figure only with figures of the same "
-        f"reading.")
+        f"reading."
+    )

@@ -43,12 +43,34 @@ from kvlesson.lesson.sweep_charts import SweepChart, knee_by_pool, sweep_chart
 from kvlesson.memory.floor import TYPICAL_CHAT, MemoryParts, Room
 from kvlesson.serving.server import Step
 
-__all__ = ["BLUE", "ORANGE", "GREEN", "SKY", "VERMILION", "PURPLE", "YELLOW", "GREY", "PARTS",
-           "GB", "MemoryBar", "memory_bar", "ChatsThatFit", "chats_that_fit", "SweepChart",
-           "sweep_chart", "knee_by_pool", "BlockGrid", "block_grid"]
+__all__ = [
+    "BLUE",
+    "ORANGE",
+    "GREEN",
+    "SKY",
+    "VERMILION",
+    "PURPLE",
+    "YELLOW",
+    "GREY",
+    "PARTS",
+    "GB",
+    "MemoryBar",
+    "memory_bar",
+    "ChatsThatFit",
+    "chats_that_fit",
+    "SweepChart",
+    "sweep_chart",
+    "knee_by_pool",
+    "BlockGrid",
+    "block_grid",
+]
 
-PARTS = (("weights", BLUE, ""), ("reserve", ORANGE, "//"), ("cache pool", GREEN, "--"),
-         ("unused", GREY, ".."))
+PARTS = (
+    ("weights", BLUE, ""),
+    ("reserve", ORANGE, "//"),
+    ("cache pool", GREEN, "--"),
+    ("unused", GREY, ".."),
+)
 GB = 1e9  # the lesson reads "80 GB" as billions of bytes
 
 
@@ -71,8 +93,9 @@ class MemoryBar:
         self.figure = Figure(figsize=(WIDTH_IN, 2.4), layout="constrained")
         self.ax = self.figure.add_subplot()
         self.bar = StackedBar.on(self.ax, PARTS, VERMILION)
-        self.line_label = self.ax.text(0, 0.5, "", ha="left", va="bottom", fontsize=MIN_TEXT_PT,
-                                       bbox=LABEL_BOX)
+        self.line_label = self.ax.text(
+            0, 0.5, "", ha="left", va="bottom", fontsize=MIN_TEXT_PT, bbox=LABEL_BOX
+        )
         self.ax.set_yticks([])
         self.ax.set_ylim(-0.5, 0.8)
         self.ax.set_xlim(0, self.card / GB)  # the whole card, whatever the share
@@ -85,11 +108,20 @@ class MemoryBar:
     def update(self, parts: MemoryParts) -> None:
         """Redraw at another share of the same card."""
         if parts.gpu_bytes != self.card:
-            raise ValueError(f"parts must be of the {quote.gb(self.card)} card this bar was drawn "
-                             f"for, got {quote.gb(parts.gpu_bytes)}")
+            raise ValueError(
+                f"parts must be of the {quote.gb(self.card)} card this bar was drawn "
+                f"for, got {quote.gb(parts.gpu_bytes)}"
+            )
         segments = card_segments(parts)
-        self.bar.show(segments, parts.allowed_bytes, parts.weights_bytes + parts.reserve_bytes,
-                      parts.gpu_bytes, GB, part_size, least=0.06)
+        self.bar.show(
+            segments,
+            parts.allowed_bytes,
+            parts.weights_bytes + parts.reserve_bytes,
+            parts.gpu_bytes,
+            GB,
+            part_size,
+            least=0.06,
+        )
         # the label sits right of the line, or left of it near the card's end
         right = parts.allowed_bytes / parts.gpu_bytes < 0.75
         self.line_label.set_ha("left" if right else "right")
@@ -98,30 +130,44 @@ class MemoryBar:
         if parts.blocks:
             pool = f"cache pool {quote.gb(parts.pool_bytes)}, {quote.count(parts.blocks)} blocks"
         else:
-            pool = ("weights and reserve pass the share line" if parts.pool_bytes < 0 else
-                    "no block for the cache pool") + ", the server cannot start"
-        self.ax.set_title(f"{parts.gpu.name}, {parts.model.name}: {pool}", fontsize=10,
-                          color="black" if parts.blocks else WARNING)
+            pool = (
+                "weights and reserve pass the share line"
+                if parts.pool_bytes < 0
+                else "no block for the cache pool"
+            ) + ", the server cannot start"
+        self.ax.set_title(
+            f"{parts.gpu.name}, {parts.model.name}: {pool}",
+            fontsize=10,
+            color="black" if parts.blocks else WARNING,
+        )
         self.alt = memory_bar_alt(parts, [part_size(k, w) for k, (_, w) in enumerate(segments)])
 
 
 def memory_bar_alt(parts: MemoryParts, sizes: list[str]) -> str:
     """The memory bar in words: the card, the share, each part's size as the bar writes it."""
     weights, reserve, pool, unused = sizes
-    start = (f"Bar chart of one {parts.gpu.name}'s memory, {quote.gb(parts.gpu_bytes)}, with "
-             f"{parts.model.name} at a {parts.share}% share: a dashed line at "
-             f"{quote.gb(parts.allowed_bytes)}, the part the server may use. ")
+    start = (
+        f"Bar chart of one {parts.gpu.name}'s memory, {quote.gb(parts.gpu_bytes)}, with "
+        f"{parts.model.name} at a {parts.share}% share: a dashed line at "
+        f"{quote.gb(parts.allowed_bytes)}, the part the server may use. "
+    )
     if parts.blocks:
-        return start + (f"Weights {weights}, reserve {reserve}, cache pool {pool} "
-                        f"({quote.count(parts.blocks)} blocks), unused {unused}.")
+        return start + (
+            f"Weights {weights}, reserve {reserve}, cache pool {pool} "
+            f"({quote.count(parts.blocks)} blocks), unused {unused}."
+        )
     if parts.pool_bytes < 0:
         over = parts.weights_bytes + parts.reserve_bytes - parts.allowed_bytes
-        return start + (f"Weights {weights} and reserve {reserve} pass the line by "
-                        f"{quote.gb(over, 2)}, crossed out as over the budget: no cache pool, "
-                        f"the server cannot start. Unused {unused}, from the line to the "
-                        f"card's end.")
-    return start + (f"Weights {weights}, reserve {reserve}, and a cache pool of {pool} that "
-                    f"holds no whole block: the server cannot start. Unused {unused}.")
+        return start + (
+            f"Weights {weights} and reserve {reserve} pass the line by "
+            f"{quote.gb(over, 2)}, crossed out as over the budget: no cache pool, "
+            f"the server cannot start. Unused {unused}, from the line to the "
+            f"card's end."
+        )
+    return start + (
+        f"Weights {weights}, reserve {reserve}, and a cache pool of {pool} that "
+        f"holds no whole block: the server cannot start. Unused {unused}."
+    )
 
 
 def memory_bar(parts: MemoryParts) -> Drawn:
@@ -145,12 +191,26 @@ class ChatsThatFit:
         self.count = 1 + len(reserved_rooms)
         colours = [GREEN] + [ORANGE] * len(reserved_rooms)
         hatches = [""] + ["//"] * len(reserved_rooms)
-        self.bars = self.ax.bar(range(self.count), [0] * self.count, color=colours, hatch=hatches,
-                                edgecolor=EDGE, linewidth=0.8)
+        self.bars = self.ax.bar(
+            range(self.count),
+            [0] * self.count,
+            color=colours,
+            hatch=hatches,
+            edgecolor=EDGE,
+            linewidth=0.8,
+        )
         self.values = [self.ax.text(i, 0, "", ha="center", va="bottom") for i in range(self.count)]
-        self.stopped = self.ax.text(0.5, 0.6, "", transform=self.ax.transAxes, ha="center",
-                                    va="center", fontsize=10, color=WARNING,
-                                    bbox=dict(facecolor="white", edgecolor=VERMILION))
+        self.stopped = self.ax.text(
+            0.5,
+            0.6,
+            "",
+            transform=self.ax.transAxes,
+            ha="center",
+            va="center",
+            fontsize=10,
+            color=WARNING,
+            bbox=dict(facecolor="white", edgecolor=VERMILION),
+        )
         self.ax.set_ylabel("chats at once")
         if top is None:
             top = max(_chats(r) for r in [blocks_room, *reserved_rooms])
@@ -166,23 +226,30 @@ class ChatsThatFit:
             bar.set_height(_chats(r))
             text.set_position((text.get_position()[0], _chats(r)))
             text.set_text(quote.count(r.typical) if r.starts else "will not\nstart")
-        names = ["blocks as\nchats grow"] + [f"{r.longest:,} held\nfor each" for r in reserved_rooms]
+        names = ["blocks as\nchats grow"] + [
+            f"{r.longest:,} held\nfor each" for r in reserved_rooms
+        ]
         self.ax.set_xticks(range(self.count), names)
         self.stopped.set_visible(not blocks_room.starts)
         self.stopped.set_text(
             f"The server will not start: one chat of {blocks_room.longest:,} tokens\n"
             f"needs {blocks_room.per_longest:,} blocks, the pool has "
-            f"{quote.count(blocks_room.parts.blocks)}. No chats at all.")
+            f"{quote.count(blocks_room.parts.blocks)}. No chats at all."
+        )
         typical = min(TYPICAL_CHAT, blocks_room.longest)
         pool = max(blocks_room.parts.pool_bytes, 0)
         title = f"Chats of {typical:,} tokens in a {quote.gb(pool)} pool"
         self.ax.set_title(f"{title} ({blocks_room.parts.share}% share)", fontsize=10)
-        bars = [f"{name.replace(chr(10), ' ')}: "
-                + (f"{quote.count(r.typical)} chats" if r.starts else "will not start")
-                for name, r in zip(names, rooms)]
-        self.alt = (f"Bar chart of the chats of {typical:,} tokens that fit at once in a "
-                    f"{quote.gb(pool)} pool at a {blocks_room.parts.share}% share, the longest "
-                    f"chat {blocks_room.longest:,} tokens: {series(bars)}.")
+        bars = [
+            f"{name.replace(chr(10), ' ')}: "
+            + (f"{quote.count(r.typical)} chats" if r.starts else "will not start")
+            for name, r in zip(names, rooms)
+        ]
+        self.alt = (
+            f"Bar chart of the chats of {typical:,} tokens that fit at once in a "
+            f"{quote.gb(pool)} pool at a {blocks_room.parts.share}% share, the longest "
+            f"chat {blocks_room.longest:,} tokens: {series(bars)}."
+        )
         if not blocks_room.starts:
             self.alt += " " + self.stopped.get_text().replace("\n", " ")
 
@@ -208,10 +275,13 @@ class BlockGrid:
         self.steps, self.pool = steps, pool
         self.figure = Figure(figsize=(6, 1.9), layout="constrained")
         self.ax = self.figure.add_subplot()
-        self.cells = [self.ax.bar(b, 0.8, width=0.9, color="white", edgecolor=EDGE)[0]
-                      for b in range(pool)]
-        self.names = [self.ax.text(b, 0.4, "", ha="center", va="center", fontsize=11,
-                                   bbox=LABEL_BOX) for b in range(pool)]
+        self.cells = [
+            self.ax.bar(b, 0.8, width=0.9, color="white", edgecolor=EDGE)[0] for b in range(pool)
+        ]
+        self.names = [
+            self.ax.text(b, 0.4, "", ha="center", va="center", fontsize=11, bbox=LABEL_BOX)
+            for b in range(pool)
+        ]
         self.ax.set_xlim(-0.6, pool - 0.4)
         self.ax.set_ylim(0, 1)
         self.ax.set_yticks([])
@@ -228,15 +298,18 @@ class BlockGrid:
             cell.set_facecolor("white" if chat is None else self.OWNERS[chat % len(self.OWNERS)])
             cell.set_hatch("" if chat is None else "//" if chat % 2 else "")
             name.set_text("free" if chat is None else chat_name(chat))
-        self.ax.set_title(f"Step {step.step}: {len(owners)} of {self.pool} blocks held, "
-                          f"{step.free} free", fontsize=10)
+        self.ax.set_title(
+            f"Step {step.step}: {len(owners)} of {self.pool} blocks held, {step.free} free",
+            fontsize=10,
+        )
         blocks = [f"block {b + 1} {name.get_text()}" for b, name in enumerate(self.names)]
-        self.alt = (f"The pool's {self.pool} blocks at step {step.step}: {series(blocks)}; "
-                    f"{len(owners)} held, {step.free} free.")
+        self.alt = (
+            f"The pool's {self.pool} blocks at step {step.step}: {series(blocks)}; "
+            f"{len(owners)} held, {step.free} free."
+        )
 
 
 def block_grid(steps: Sequence[Step], pool: int, index: int = 0) -> Drawn:
     """The hand case's pool at one step."""
     grid = BlockGrid(steps, pool, index)
     return Drawn(grid.figure, grid.alt)
-

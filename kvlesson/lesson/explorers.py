@@ -47,15 +47,18 @@ from kvlesson.serving.trace import trace
 CEILING_CHOICES = (2_000, 4_000, 8_000, 16_000, 32_000, 64_000, 128_000)
 SLIDER_WIDTH = f"{COLUMN_PX}px"  # as wide as the charts
 KEPT = 128  # settings whose caption and picture an explorer keeps (~50 KB of PNG each)
-STILL_NOTE = ("A still of this explorer at {setting}. Its sliders need Python running: open "
-              "the notebook in JupyterLab (see the README) and run this cell.")
+STILL_NOTE = (
+    "A still of this explorer at {setting}. Its sliders need Python running: open "
+    "the notebook in JupyterLab (see the README) and run this cell."
+)
 
 
 def slider(description: str, options, value) -> Slider:
     """A slider over `options` (values, or (label, value) pairs) as wide as the charts, its
     description in full on its left."""
-    return Slider(description, options, value,
-                  layout=w.Layout(width=SLIDER_WIDTH, max_width="100%"))
+    return Slider(
+        description, options, value, layout=w.Layout(width=SLIDER_WIDTH, max_width="100%")
+    )
 
 
 def html_caption(caption: str) -> str:
@@ -147,13 +150,17 @@ class Explorer:
 
     def setting_words(self) -> str:
         """The controls as a student reads them: 'memory share (%) 90, cap 64'."""
-        return ", ".join(f"{control.description} {words(control)}" for control in self.controls
-                         if control.description)
+        return ", ".join(
+            f"{control.description} {words(control)}"
+            for control in self.controls
+            if control.description
+        )
 
     def _changed(self, change) -> None:
         self.refresh()
-        self.lookahead.ahead(s for s in next_settings(self.controls, change.owner)
-                             if s not in self.shown)
+        self.lookahead.ahead(
+            s for s in next_settings(self.controls, change.owner) if s not in self.shown
+        )
 
     def _repr_mimebundle_(self, **kwargs):
         # The widget view for a live kernel. A stored notebook (and the course's website)
@@ -161,8 +168,10 @@ class Explorer:
         # setting, its caption and its picture with its alt text, and how to make it live.
         bundle = self.box._repr_mimebundle_(**kwargs)
         note = STILL_NOTE.format(setting=self.setting_words())
-        bundle["text/html"] = (f'<div class="kvlesson-still"><p><em>{html.escape(note)}</em></p>'
-                               f"{self.caption.value}{self.image.value}</div>")
+        bundle["text/html"] = (
+            f'<div class="kvlesson-still"><p><em>{html.escape(note)}</em></p>'
+            f"{self.caption.value}{self.image.value}</div>"
+        )
         bundle["text/plain"] = f"{type(self).__name__}. {note} The picture: {self.alt}"
         return bundle
 
@@ -180,8 +189,13 @@ def words(control: w.Widget) -> str:
 class FloorExplorer(Explorer):
     """A memory-share slider redrawing the memory bar (notebook 1)."""
 
-    def __init__(self, share: int = LESSON_SHARE, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-                 reserve_bytes: float = RESERVE_BYTES):
+    def __init__(
+        self,
+        share: int = LESSON_SHARE,
+        gpu: GPU = A100_80GB,
+        model: Model = LLAMA_31_8B,
+        reserve_bytes: float = RESERVE_BYTES,
+    ):
         self.settings = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
         self.share = share_slider(share)
         view = floor_view(share, **self.settings)
@@ -200,9 +214,14 @@ class FloorExplorer(Explorer):
 class CeilingExplorer(Explorer):
     """Share and longest-chat sliders: chats that fit, blocks vs reserved (notebook 2)."""
 
-    def __init__(self, share: int = LESSON_SHARE, longest: int = LESSON_LONGEST,
-                 gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-                 reserve_bytes: float = RESERVE_BYTES):
+    def __init__(
+        self,
+        share: int = LESSON_SHARE,
+        longest: int = LESSON_LONGEST,
+        gpu: GPU = A100_80GB,
+        model: Model = LLAMA_31_8B,
+        reserve_bytes: float = RESERVE_BYTES,
+    ):
         self.settings = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
         self.share = share_slider(share)
         choices = sorted(set(CEILING_CHOICES) | {longest})
@@ -210,8 +229,9 @@ class CeilingExplorer(Explorer):
         view = ceiling_view(share, longest, **self.settings)
         # the most chats: the largest share, the shortest ceiling (so the axis never moves)
         top = ceiling_view(self.share.max, choices[0], **self.settings).blocks.typical
-        super().__init__([self.share, self.longest],
-                         charts.ChatsThatFit(view.blocks, [view.reserved], top))
+        super().__init__(
+            [self.share, self.longest], charts.ChatsThatFit(view.blocks, [view.reserved], top)
+        )
         self.refresh()
 
     def compute(self, setting: tuple) -> CeilingView:
@@ -230,9 +250,16 @@ class SweepExplorer(Explorer):
     the cap only moves the ring on the chart.
     """
 
-    def __init__(self, chats: Iterable[Chat] | None = None, share: int = LESSON_SHARE,
-                 cap: int = 64, longest: int = LESSON_LONGEST, gpu: GPU = A100_80GB,
-                 model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES):
+    def __init__(
+        self,
+        chats: Iterable[Chat] | None = None,
+        share: int = LESSON_SHARE,
+        cap: int = 64,
+        longest: int = LESSON_LONGEST,
+        gpu: GPU = A100_80GB,
+        model: Model = LLAMA_31_8B,
+        reserve_bytes: float = RESERVE_BYTES,
+    ):
         self.chats = lesson_chats() if chats is None else as_chats(chats)
         self.settings = dict(longest=longest, gpu=gpu, model=model, reserve_bytes=reserve_bytes)
         self.cap = slider("cap (most chats at once)", list(CAPS), cap)
@@ -242,9 +269,12 @@ class SweepExplorer(Explorer):
             raise ServerWontStart(self.view.problem)
         # the axes hold the sweep at the largest share, with the most room to run chats
         largest = sweep_view(self.chats, self.share.max, **self.settings)
-        super().__init__([self.cap, self.share],
-                         charts.SweepChart(self.view.sweep, self.view.knee, cap,
-                                            tops=sweep_tops([self.view, largest])))
+        super().__init__(
+            [self.cap, self.share],
+            charts.SweepChart(
+                self.view.sweep, self.view.knee, cap, tops=sweep_tops([self.view, largest])
+            ),
+        )
         self.refresh()
 
     def compute(self, setting: tuple) -> SweepView:
@@ -274,12 +304,20 @@ class PauseExplorer(Explorer):
     pool of 4 blocks.
     """
 
-    def __init__(self, chats: Iterable[Chat] = ((30, 10), (30, 10)), blocks: int = 4,
-                 cap: int = 10, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B):
+    def __init__(
+        self,
+        chats: Iterable[Chat] = ((30, 10), (30, 10)),
+        blocks: int = 4,
+        cap: int = 10,
+        gpu: GPU = A100_80GB,
+        model: Model = LLAMA_31_8B,
+    ):
         self.steps = trace(chats, cap, blocks=blocks, longest=None, gpu=gpu, model=model)
         # the card sets only how long a step takes: the pool is the case's own blocks
-        self.card = (f" Card: {card_tag(gpu, RESERVE_BYTES)}, for the clock; the pool is "
-                     f"this case's {blocks} blocks.")
+        self.card = (
+            f" Card: {card_tag(gpu, RESERVE_BYTES)}, for the clock; the pool is "
+            f"this case's {blocks} blocks."
+        )
         self.step = slider("step", range(1, len(self.steps) + 1), 1)
         super().__init__([self.step], charts.BlockGrid(self.steps, blocks))
         self.refresh()

@@ -30,7 +30,14 @@ from matplotlib.figure import Figure
 
 # Okabe & Ito, "Color Universal Design" (2008): a palette for all colour visions.
 BLUE, ORANGE, GREEN, SKY, VERMILION, PURPLE, YELLOW = (
-    "#0072B2", "#E69F00", "#009E73", "#56B4E9", "#D55E00", "#CC79A7", "#F0E442")
+    "#0072B2",
+    "#E69F00",
+    "#009E73",
+    "#56B4E9",
+    "#D55E00",
+    "#CC79A7",
+    "#F0E442",
+)
 GREY = "#999999"  # a fill only (2.8:1 on white): always with a hatch, an edge and a label
 DARK_GREY = "#595959"  # a line that must be seen: 7:1 on white
 WARNING = "#A33F00"  # vermilion darkened for text: 6.2:1 on white (vermilion itself is 3.9:1)
@@ -66,9 +73,11 @@ class Drawn:
 
     def _repr_mimebundle_(self, include=None, exclude=None) -> dict:
         picture = png(self.figure)
-        return {"text/html": img_html(picture, self.alt),
-                "image/png": base64.b64encode(picture).decode(),
-                "text/plain": self.alt}
+        return {
+            "text/html": img_html(picture, self.alt),
+            "image/png": base64.b64encode(picture).decode(),
+            "text/plain": self.alt,
+        }
 
     def __repr__(self) -> str:
         return self.alt
@@ -76,8 +85,10 @@ class Drawn:
 
 def luminance(colour: tuple[float, ...]) -> float:
     """A colour's relative luminance (WCAG 2.1's definition), from RGB in 0..1."""
+
     def linear(c: float) -> float:
         return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
     r, g, b = (linear(c) for c in colour[:3])
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
 

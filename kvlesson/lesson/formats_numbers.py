@@ -31,31 +31,58 @@ def format_numbers() -> dict[str, Figure]:
     k8v4 = rig.k8v4_step()
     lora = rig.lora_cost()
     return {
-        "fp8_per_token": Figure(fp8.bytes_per_token, kib(fp8.bytes_per_token), "fp8 cache per token"),
-        "fp8_tokens": Figure(fp8_start.tokens, quote.count(fp8_start.tokens), "H100 pool, fp8 cache"),
-        "fp8_weights_auto": Figure(fp8_weights.bytes_per_token, kib(fp8_weights.bytes_per_token),
-                                   "FP8 weights, cache \"auto\": per token"),
-        "fp8_declared_auto": Figure(declared.bytes_per_token, kib(declared.bytes_per_token),
-                                    "FP8 checkpoint declaring an FP8 cache, \"auto\": per token"),
+        "fp8_per_token": Figure(
+            fp8.bytes_per_token, kib(fp8.bytes_per_token), "fp8 cache per token"
+        ),
+        "fp8_tokens": Figure(
+            fp8_start.tokens, quote.count(fp8_start.tokens), "H100 pool, fp8 cache"
+        ),
+        "fp8_weights_auto": Figure(
+            fp8_weights.bytes_per_token,
+            kib(fp8_weights.bytes_per_token),
+            'FP8 weights, cache "auto": per token',
+        ),
+        "fp8_declared_auto": Figure(
+            declared.bytes_per_token,
+            kib(declared.bytes_per_token),
+            'FP8 checkpoint declaring an FP8 cache, "auto": per token',
+        ),
         "k8v4_before": Figure(k8v4.before, quote.count(k8v4.before), "pool at 262,144, fp8_e4m3"),
         "k8v4_after": Figure(k8v4.after, quote.count(k8v4.after), "pool at 262,144, k8v4"),
         "k8v4_gain": Figure(k8v4.gain, quote.pct(k8v4.gain), "k8v4: more tokens, measured"),
-        "k8v4_bits_gain": Figure(k8v4.bits_gain, quote.pct(k8v4.bits_gain), "k8v4: more tokens, by bits"),
-        **{f"k8v4_layout_{head}": Figure(k8v4.layout_gain(head), quote.pct(k8v4.layout_gain(head)),
-                                         f"k8v4: more tokens, by its layout, head size {head}")
-           for head in K8V4_HEADS},
-        "lora_buffers": Figure(lora.buffers_gib, f"{lora.buffers_gib:.2f} GiB",
-                               "LoRA, 8 slots of rank 128: buffers per GPU"),
-        "lora_eight_cache": Figure(lora.eight_slots_cache_gib, f"{lora.eight_slots_cache_gib:.2f} GiB",
-                                   "LoRA, 8 slots: KV cache left"),
-        "lora_eight_starts": Figure(lora.starts_with_eight,
-                                    _starts(lora.starts_with_eight),
-                                    "LoRA, 8 slots: the server"),
-        "lora_one_tokens": Figure(lora.one_slot_tokens, quote.count(lora.one_slot_tokens),
-                                  "LoRA, 1 slot of rank 8: pool"),
-        "lora_none_tokens": Figure(lora.no_lora_tokens, quote.count(lora.no_lora_tokens),
-                                   "no LoRA: pool"),
-        "lora_lost": Figure(lora.tokens_lost, quote.count(lora.tokens_lost), "tokens one slot costs"),
+        "k8v4_bits_gain": Figure(
+            k8v4.bits_gain, quote.pct(k8v4.bits_gain), "k8v4: more tokens, by bits"
+        ),
+        **{
+            f"k8v4_layout_{head}": Figure(
+                k8v4.layout_gain(head),
+                quote.pct(k8v4.layout_gain(head)),
+                f"k8v4: more tokens, by its layout, head size {head}",
+            )
+            for head in K8V4_HEADS
+        },
+        "lora_buffers": Figure(
+            lora.buffers_gib,
+            f"{lora.buffers_gib:.2f} GiB",
+            "LoRA, 8 slots of rank 128: buffers per GPU",
+        ),
+        "lora_eight_cache": Figure(
+            lora.eight_slots_cache_gib,
+            f"{lora.eight_slots_cache_gib:.2f} GiB",
+            "LoRA, 8 slots: KV cache left",
+        ),
+        "lora_eight_starts": Figure(
+            lora.starts_with_eight, _starts(lora.starts_with_eight), "LoRA, 8 slots: the server"
+        ),
+        "lora_one_tokens": Figure(
+            lora.one_slot_tokens, quote.count(lora.one_slot_tokens), "LoRA, 1 slot of rank 8: pool"
+        ),
+        "lora_none_tokens": Figure(
+            lora.no_lora_tokens, quote.count(lora.no_lora_tokens), "no LoRA: pool"
+        ),
+        "lora_lost": Figure(
+            lora.tokens_lost, quote.count(lora.tokens_lost), "tokens one slot costs"
+        ),
     }
 
 
@@ -67,21 +94,37 @@ def server_numbers() -> dict[str, Figure]:
     budgets = cache_budgets(TRT_FRACTION, H100_80GB, LLAMA_31_8B, PROFILED_BYTES)
     each = share_each(2)
     return {
-        "llama_cpp_slot": Figure(split.per_slot, quote.count(split.per_slot),
-                                 f"llama.cpp, --ctx-size {LLAMA_CPP_CTX:,} --parallel "
-                                 f"{LLAMA_CPP_SLOTS}: tokens a slot"),
-        "llama_cpp_odd_slot": Figure(odd.per_slot, quote.count(odd.per_slot),
-                                     f"--ctx-size {LLAMA_CPP_ODD[0]} --parallel "
-                                     f"{LLAMA_CPP_ODD[1]}: tokens a slot (padded to 256)"),
-        "llama_cpp_odd_ctx": Figure(odd.n_ctx, quote.count(odd.n_ctx),
-                                    "the same: the context the cache is sized for"),
-        "llama_cpp_auto_slots": Figure(auto.slots, quote.count(auto.slots),
-                                       "no --parallel (the default): slots, sharing one cache"),
-        "llama_cpp_auto_slot": Figure(auto.per_slot, quote.count(auto.per_slot),
-                                      f"the same, --ctx-size {LLAMA_CPP_CTX:,}: tokens a slot may use"),
-        "vllm_cache_09": Figure(budgets.vllm_bytes, quote.gb(budgets.vllm_bytes),
-                                "H100, 8B: vLLM's cache at 0.9"),
-        "trt_cache_09": Figure(budgets.tensorrt_llm_bytes, quote.gb(budgets.tensorrt_llm_bytes),
-                               "H100, 8B: TensorRT-LLM's cache at 0.9"),
+        "llama_cpp_slot": Figure(
+            split.per_slot,
+            quote.count(split.per_slot),
+            f"llama.cpp, --ctx-size {LLAMA_CPP_CTX:,} --parallel {LLAMA_CPP_SLOTS}: tokens a slot",
+        ),
+        "llama_cpp_odd_slot": Figure(
+            odd.per_slot,
+            quote.count(odd.per_slot),
+            f"--ctx-size {LLAMA_CPP_ODD[0]} --parallel "
+            f"{LLAMA_CPP_ODD[1]}: tokens a slot (padded to 256)",
+        ),
+        "llama_cpp_odd_ctx": Figure(
+            odd.n_ctx, quote.count(odd.n_ctx), "the same: the context the cache is sized for"
+        ),
+        "llama_cpp_auto_slots": Figure(
+            auto.slots,
+            quote.count(auto.slots),
+            "no --parallel (the default): slots, sharing one cache",
+        ),
+        "llama_cpp_auto_slot": Figure(
+            auto.per_slot,
+            quote.count(auto.per_slot),
+            f"the same, --ctx-size {LLAMA_CPP_CTX:,}: tokens a slot may use",
+        ),
+        "vllm_cache_09": Figure(
+            budgets.vllm_bytes, quote.gb(budgets.vllm_bytes), "H100, 8B: vLLM's cache at 0.9"
+        ),
+        "trt_cache_09": Figure(
+            budgets.tensorrt_llm_bytes,
+            quote.gb(budgets.tensorrt_llm_bytes),
+            "H100, 8B: TensorRT-LLM's cache at 0.9",
+        ),
         "two_servers_share": Figure(each, f"{each:g}", "share for each of two servers on one card"),
     }

@@ -63,4 +63,4 @@ def next_settings(controls: list[w.Widget], moved: w.Widget) -> list[tuple]:
         return []
     at = controls.index(moved)
     now = [control.value for control in controls]
-    return [tuple(now[:at] + [value] + now[at + 1:]) for value in next_values(moved)]
+    return [tuple(now[:at] + [value] + now[at + 1 :]) for value in next_values(moved)]

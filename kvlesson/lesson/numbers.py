@@ -52,38 +52,58 @@ def floor_numbers(share: int, gpu: GPU, model: Model, reserve_bytes: float) -> d
     r = room(share, LESSON_LONGEST, gpu=gpu, model=model, reserve_bytes=reserve_bytes)
     out = {
         "gpu": Figure(p.gpu_bytes, quote.gb(p.gpu_bytes), f"memory of the {gpu.name}"),
-        "weights": Figure(p.weights_bytes, quote.gb(p.weights_bytes, 2), f"weights of {model.name}"),
+        "weights": Figure(
+            p.weights_bytes, quote.gb(p.weights_bytes, 2), f"weights of {model.name}"
+        ),
         "reserve": Figure(p.reserve_bytes, quote.gb(p.reserve_bytes), "working reserve (invented)"),
-        "allowed": Figure(p.allowed_bytes, quote.gb(p.allowed_bytes), f"allowed at a {share}% share"),
+        "allowed": Figure(
+            p.allowed_bytes, quote.gb(p.allowed_bytes), f"allowed at a {share}% share"
+        ),
         "pool": Figure(p.pool_bytes, quote.gb(p.pool_bytes), "cache pool"),
         "unused": Figure(p.unused_bytes, quote.gb(p.unused_bytes), "left unused"),
-        "bytes_per_token": Figure(model.bytes_per_token, quote.count(model.bytes_per_token),
-                                  "bytes of cache per token"),
-        "block_bytes": Figure(p.block_bytes, quote.count(p.block_bytes), "bytes per block of 16 tokens"),
+        "bytes_per_token": Figure(
+            model.bytes_per_token, quote.count(model.bytes_per_token), "bytes of cache per token"
+        ),
+        "block_bytes": Figure(
+            p.block_bytes, quote.count(p.block_bytes), "bytes per block of 16 tokens"
+        ),
         "blocks": Figure(p.blocks, quote.count(p.blocks), "blocks in the pool"),
         "tokens": Figure(p.tokens, quote.count(p.tokens), "tokens the pool holds"),
-        "per_typical": Figure(r.per_typical, quote.count(r.per_typical),
-                              f"blocks for a chat of {TYPICAL_CHAT:,} tokens"),
+        "per_typical": Figure(
+            r.per_typical,
+            quote.count(r.per_typical),
+            f"blocks for a chat of {TYPICAL_CHAT:,} tokens",
+        ),
         "typical": Figure(r.typical, quote.count(r.typical), f"chats of {TYPICAL_CHAT:,} that fit"),
     }
     for s in TABLE_SHARES:
         ps = room(s, LESSON_LONGEST, gpu=gpu, model=model, reserve_bytes=reserve_bytes)
-        out[f"pool_{s}"] = Figure(ps.parts.pool_bytes, quote.gb(ps.parts.pool_bytes), f"pool at {s}%")
-        out[f"typical_{s}"] = Figure(ps.typical, quote.count(ps.typical),
-                                     f"chats of {TYPICAL_CHAT:,} at {s}%")
+        out[f"pool_{s}"] = Figure(
+            ps.parts.pool_bytes, quote.gb(ps.parts.pool_bytes), f"pool at {s}%"
+        )
+        out[f"typical_{s}"] = Figure(
+            ps.typical, quote.count(ps.typical), f"chats of {TYPICAL_CHAT:,} at {s}%"
+        )
     first = first_share_with_blocks(gpu, model, reserve_bytes)
-    out["first_share_with_blocks"] = Figure(first, f"{first}%" if first else "none",
-                                            "lowest share that leaves a block")
+    out["first_share_with_blocks"] = Figure(
+        first, f"{first}%" if first else "none", "lowest share that leaves a block"
+    )
     if gpu.memory_bytes % 10**9 == 0 and p.pool_bytes > 0:  # a card quoted in GB, read as GiB
         two = readings(share, gpu, model, reserve_bytes)
         g = two.gib
-        out["gib_pool"] = Figure(g.parts.pool_bytes, quote.gb(g.parts.pool_bytes), "pool, card read as GiB")
-        out["gib_blocks"] = Figure(g.parts.blocks, quote.count(g.parts.blocks), "blocks, card read as GiB")
+        out["gib_pool"] = Figure(
+            g.parts.pool_bytes, quote.gb(g.parts.pool_bytes), "pool, card read as GiB"
+        )
+        out["gib_blocks"] = Figure(
+            g.parts.blocks, quote.count(g.parts.blocks), "blocks, card read as GiB"
+        )
         out["gib_typical"] = Figure(g.typical, quote.count(g.typical), "chats, card read as GiB")
-        out["gib_card_larger"] = Figure(two.card_larger, quote.pct(two.card_larger),
-                                        "card larger, read as GiB")
-        out["gib_pool_larger"] = Figure(two.pool_larger, quote.pct(two.pool_larger),
-                                        "pool larger, read as GiB")
+        out["gib_card_larger"] = Figure(
+            two.card_larger, quote.pct(two.card_larger), "card larger, read as GiB"
+        )
+        out["gib_pool_larger"] = Figure(
+            two.pool_larger, quote.pct(two.pool_larger), "pool larger, read as GiB"
+        )
     return out
 
 
@@ -91,32 +111,47 @@ def ceiling_numbers(share: int, gpu: GPU, model: Model, reserve_bytes: float) ->
     """Blocks vs the full ceiling reserved; when the server starts; the lowest shares."""
     kw = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
     typical = room(share, LESSON_LONGEST, **kw).typical
-    out = {"blocks_typical": Figure(typical, quote.count(typical),
-                                    f"chats of {TYPICAL_CHAT:,}, blocks as chats grow")}
+    out = {
+        "blocks_typical": Figure(
+            typical, quote.count(typical), f"chats of {TYPICAL_CHAT:,}, blocks as chats grow"
+        )
+    }
     for longest in RESERVED_CEILINGS:
         r = room(share, longest, reserved=True, **kw)
-        out[f"reserved_{longest}"] = Figure(r.typical, quote.count(r.typical),
-                                            f"chats, {longest:,} reserved for each")
+        out[f"reserved_{longest}"] = Figure(
+            r.typical, quote.count(r.typical), f"chats, {longest:,} reserved for each"
+        )
     for s in (SHORT_SHARE, OK_SHARE):
         r = room(s, LONG_CEILING, **kw)
         out[f"pool_{s}"] = Figure(r.parts.pool_bytes, quote.gb(r.parts.pool_bytes), f"pool at {s}%")
         out[f"blocks_{s}"] = Figure(r.parts.blocks, quote.count(r.parts.blocks), f"blocks at {s}%")
         out[f"tokens_{s}"] = Figure(r.parts.tokens, quote.count(r.parts.tokens), f"tokens at {s}%")
-        out[f"starts_{s}"] = Figure(r.starts, "starts" if r.starts else "does not start",
-                                    f"server at {s}% with a {LONG_CEILING:,} ceiling")
-    out["long_needs"] = Figure(blocks_for(LONG_CEILING), quote.count(blocks_for(LONG_CEILING)),
-                               f"blocks for one chat of {LONG_CEILING:,}")
+        out[f"starts_{s}"] = Figure(
+            r.starts,
+            "starts" if r.starts else "does not start",
+            f"server at {s}% with a {LONG_CEILING:,} ceiling",
+        )
+    out["long_needs"] = Figure(
+        blocks_for(LONG_CEILING),
+        quote.count(blocks_for(LONG_CEILING)),
+        f"blocks for one chat of {LONG_CEILING:,}",
+    )
     for longest in CEILINGS:
         try:
             s = lowest_share(longest, **kw)
-            out[f"lowest_{longest}"] = Figure(s, f"{s}%", f"lowest share that starts, ceiling {longest:,}")
+            out[f"lowest_{longest}"] = Figure(
+                s, f"{s}%", f"lowest share that starts, ceiling {longest:,}"
+            )
         except ServerWontStart:
-            out[f"lowest_{longest}"] = Figure(None, "never", f"lowest share that starts, ceiling {longest:,}")
+            out[f"lowest_{longest}"] = Figure(
+                None, "never", f"lowest share that starts, ceiling {longest:,}"
+            )
     return out
 
 
-def sweep_numbers(chats: list[Chat], share: int, longest: int, gpu: GPU, model: Model,
-                  reserve_bytes: float) -> dict[str, Figure]:
+def sweep_numbers(
+    chats: list[Chat], share: int, longest: int, gpu: GPU, model: Model, reserve_bytes: float
+) -> dict[str, Figure]:
     """The cap sweep, where it stops paying, reserving at cap 512, smaller pools, the prefill floor."""
     kw = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
     prompts, replies = [c.prompt for c in chats], [c.reply for c in chats]
@@ -124,50 +159,74 @@ def sweep_numbers(chats: list[Chat], share: int, longest: int, gpu: GPU, model: 
         "prompt_min": Figure(min(prompts), quote.count(min(prompts)), "shortest prompt"),
         "prompt_max": Figure(max(prompts), quote.count(max(prompts)), "longest prompt"),
         "prompt_total": Figure(sum(prompts), quote.count(sum(prompts)), "prompt tokens in all"),
-        "prompt_mean": Figure(sum(prompts) / len(chats), quote.count(sum(prompts) / len(chats)),
-                              "mean prompt"),
+        "prompt_mean": Figure(
+            sum(prompts) / len(chats), quote.count(sum(prompts) / len(chats)), "mean prompt"
+        ),
         "reply_min": Figure(min(replies), quote.count(min(replies)), "shortest reply"),
         "reply_max": Figure(max(replies), quote.count(max(replies)), "longest reply"),
         "reply_total": Figure(sum(replies), quote.count(sum(replies)), "reply tokens in all"),
-        "reply_mean": Figure(sum(replies) / len(chats), quote.count(sum(replies) / len(chats)),
-                             "mean reply"),
+        "reply_mean": Figure(
+            sum(replies) / len(chats), quote.count(sum(replies) / len(chats)), "mean reply"
+        ),
     }
     sweep = cap_sweep(chats, CAPS, share, longest, **kw)
     for row in sweep.itertuples():
-        out[f"tps_{row.cap}"] = Figure(row.tokens_per_s, quote.count(row.tokens_per_s),
-                                       f"tokens/s at cap {row.cap}")
-        out[f"wait_{row.cap}"] = Figure(row.wait_ms, quote.one(row.wait_ms) + " ms",
-                                        f"wait between words at cap {row.cap}")
-        out[f"pauses_{row.cap}"] = Figure(row.pauses, quote.count(row.pauses), f"pauses at cap {row.cap}")
+        out[f"tps_{row.cap}"] = Figure(
+            row.tokens_per_s, quote.count(row.tokens_per_s), f"tokens/s at cap {row.cap}"
+        )
+        out[f"wait_{row.cap}"] = Figure(
+            row.wait_ms, quote.one(row.wait_ms) + " ms", f"wait between words at cap {row.cap}"
+        )
+        out[f"pauses_{row.cap}"] = Figure(
+            row.pauses, quote.count(row.pauses), f"pauses at cap {row.cap}"
+        )
     top = sweep.iloc[-1]
-    out["rebuilt_top"] = Figure(int(top.rebuilt_tokens), quote.count(top.rebuilt_tokens),
-                                f"tokens of cache rebuilt at cap {int(top.cap)}")
-    out["running_top"] = Figure(top.avg_running, quote.one(top.avg_running),
-                                f"chats running on average at cap {int(top.cap)}")
+    out["rebuilt_top"] = Figure(
+        int(top.rebuilt_tokens),
+        quote.count(top.rebuilt_tokens),
+        f"tokens of cache rebuilt at cap {int(top.cap)}",
+    )
+    out["running_top"] = Figure(
+        top.avg_running,
+        quote.one(top.avg_running),
+        f"chats running on average at cap {int(top.cap)}",
+    )
     k = knee(sweep)
-    out["stops_paying"] = Figure(k.cap if k else None, str(k.cap) if k else "every doubling pays",
-                                 "first cap whose doubling adds under 10%")
+    out["stops_paying"] = Figure(
+        k.cap if k else None,
+        str(k.cap) if k else "every doubling pays",
+        "first cap whose doubling adds under 10%",
+    )
     if k is not None:
         if k.least_gain is not None:
-            out["min_gain_before"] = Figure(k.least_gain, quote.pct(k.least_gain),
-                                            f"least gain of a doubling up to {k.cap}")
+            out["min_gain_before"] = Figure(
+                k.least_gain, quote.pct(k.least_gain), f"least gain of a doubling up to {k.cap}"
+            )
         out["gain_after"] = Figure(k.gain, quote.pct(k.gain), f"gain from {k.cap} to {k.next_cap}")
-        out["wait_ratio_after"] = Figure(k.wait_ratio, quote.one(k.wait_ratio, 2),
-                                         f"wait grows x, {k.cap} to {k.next_cap}")
+        out["wait_ratio_after"] = Figure(
+            k.wait_ratio, quote.one(k.wait_ratio, 2), f"wait grows x, {k.cap} to {k.next_cap}"
+        )
     for target in WAIT_TARGETS_MS:
         cap = cap_for_wait(sweep, target)
-        out[f"cap_for_{target}ms"] = Figure(cap, str(cap), f"largest cap with a wait within {target} ms")
+        out[f"cap_for_{target}ms"] = Figure(
+            cap, str(cap), f"largest cap with a wait within {target} ms"
+        )
     for ceiling in (longest, 4 * longest):
         try:
             r = cap_sweep(chats, [CAPS[-1]], share, ceiling, reserved=True, **kw).iloc[0]
         except ServerWontStart:
             continue
-        out[f"reserved_tps_{ceiling}"] = Figure(r.tokens_per_s, quote.count(r.tokens_per_s),
-                                                f"tokens/s, {ceiling:,} reserved, cap {CAPS[-1]}")
-        out[f"reserved_running_{ceiling}"] = Figure(r.avg_running, quote.one(r.avg_running),
-                                                    f"running on average, {ceiling:,} reserved")
-        out[f"reserved_wait_{ceiling}"] = Figure(r.wait_ms, quote.one(r.wait_ms) + " ms",
-                                                 f"wait, {ceiling:,} reserved")
+        out[f"reserved_tps_{ceiling}"] = Figure(
+            r.tokens_per_s,
+            quote.count(r.tokens_per_s),
+            f"tokens/s, {ceiling:,} reserved, cap {CAPS[-1]}",
+        )
+        out[f"reserved_running_{ceiling}"] = Figure(
+            r.avg_running, quote.one(r.avg_running), f"running on average, {ceiling:,} reserved"
+        )
+        out[f"reserved_wait_{ceiling}"] = Figure(
+            r.wait_ms, quote.one(r.wait_ms) + " ms", f"wait, {ceiling:,} reserved"
+        )
     for small in SMALL_SHARES:
         try:
             s = cap_sweep(chats, CAPS[5:], small, longest, **kw)
@@ -176,20 +235,27 @@ def sweep_numbers(chats: list[Chat], share: int, longest: int, gpu: GPU, model: 
         tokens = memory_parts(small, **kw).tokens
         out[f"tokens_{small}"] = Figure(tokens, quote.count(tokens), f"pool tokens at {small}%")
         for row in s.itertuples():
-            out[f"tps_{small}_{row.cap}"] = Figure(row.tokens_per_s, quote.count(row.tokens_per_s),
-                                                   f"tokens/s at {small}%, cap {row.cap}")
-            out[f"pauses_{small}_{row.cap}"] = Figure(row.pauses, quote.count(row.pauses),
-                                                      f"pauses at {small}%, cap {row.cap}")
+            out[f"tps_{small}_{row.cap}"] = Figure(
+                row.tokens_per_s,
+                quote.count(row.tokens_per_s),
+                f"tokens/s at {small}%, cap {row.cap}",
+            )
+            out[f"pauses_{small}_{row.cap}"] = Figure(
+                row.pauses, quote.count(row.pauses), f"pauses at {small}%, cap {row.cap}"
+            )
     floor = prefill_floor(chats, gpu, model)
     mean_prompt = round(sum(prompts) / len(chats))
     out["prefill_s"] = Figure(floor.seconds, quote.one(floor.seconds) + " s", "prefill floor")
-    out["prefill_us_per_token"] = Figure(floor.per_token_s, quote.one(floor.per_token_s * 1e6) + " us",
-                                         "arithmetic per prompt token")
-    out["prefill_max_tps"] = Figure(floor.max_tokens_per_s, quote.count(floor.max_tokens_per_s),
-                                    "tokens/s no cap can pass")
+    out["prefill_us_per_token"] = Figure(
+        floor.per_token_s, quote.one(floor.per_token_s * 1e6) + " us", "arithmetic per prompt token"
+    )
+    out["prefill_max_tps"] = Figure(
+        floor.max_tokens_per_s, quote.count(floor.max_tokens_per_s), "tokens/s no cap can pass"
+    )
     mean_s = prefill_seconds(mean_prompt, gpu, model)
-    out["prefill_mean_prompt"] = Figure(mean_s, quote.ms(mean_s),
-                                        f"arithmetic for a prompt of {mean_prompt:,}")
+    out["prefill_mean_prompt"] = Figure(
+        mean_s, quote.ms(mean_s), f"arithmetic for a prompt of {mean_prompt:,}"
+    )
     return out
 
 
@@ -207,9 +273,14 @@ def preemption_numbers(gpu: GPU, model: Model) -> dict[str, Figure]:
     }
 
 
-def lesson_numbers(gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B, share: int = LESSON_SHARE,
-                   longest: int = LESSON_LONGEST, reserve_bytes: float = RESERVE_BYTES,
-                   chats: list[Chat] | None = None) -> dict[str, dict[str, Figure]]:
+def lesson_numbers(
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    share: int = LESSON_SHARE,
+    longest: int = LESSON_LONGEST,
+    reserve_bytes: float = RESERVE_BYTES,
+    chats: list[Chat] | None = None,
+) -> dict[str, dict[str, Figure]]:
     """Every quoted number, by section: floor, ceiling, sweep, preemption, and the real
     server of notebook 5 (its settings are the seeds' own, whatever `gpu` and `model` are)."""
     share = whole("share", share, 1, 100)

@@ -33,8 +33,12 @@ from kvlesson.memory.units import gib
 PASTED = "pasted config.json"  # the model choice that reads the text box
 TP_CHOICES = (1, 2, 4, 8)  # GPUs one model is split over: the sizes of one server's NVLink group
 LONGEST_CHOICES = (4_096, 8_192, 32_768, 131_072, 262_144)  # common max_model_len values
-PLAN = (("weights / tp", BLUE, ""), ("profiled", ORANGE, "//"), ("KV pool", GREEN, "--"),
-        ("unused", GREY, ".."))
+PLAN = (
+    ("weights / tp", BLUE, ""),
+    ("profiled", ORANGE, "//"),
+    ("KV pool", GREEN, "--"),
+    ("unused", GREY, ".."),
+)
 
 
 @dataclass(frozen=True)
@@ -45,8 +49,16 @@ class RealView:
     caption: str
 
 
-def real_view(gpu: GPU, model: Model | str, tp: int, weights: str, cache: str, share: int,
-              longest: int, reserve_bytes: float = PROFILED_BYTES) -> RealView:
+def real_view(
+    gpu: GPU,
+    model: Model | str,
+    tp: int,
+    weights: str,
+    cache: str,
+    share: int,
+    longest: int,
+    reserve_bytes: float = PROFILED_BYTES,
+) -> RealView:
     """One launch per GPU, or the reason it cannot be sized or started.
 
     `model` is a Model or the text of a config.json; a config that cannot be
@@ -60,33 +72,50 @@ def real_view(gpu: GPU, model: Model | str, tp: int, weights: str, cache: str, s
         model = model.with_dtypes(weights=weights, cache=cache)
         refusal = model.tp_refusal(tp)
         if refusal is not None:  # vLLM stops before it loads anything: there is no floor plan
-            return RealView(None, f"**The server does not start.** {model.name} cannot be split "
-                                  f"over {tp} GPUs; vLLM says: {refusal}")
+            return RealView(
+                None,
+                f"**The server does not start.** {model.name} cannot be split "
+                f"over {tp} GPUs; vLLM says: {refusal}",
+            )
         refusal = model.max_len_refusal(longest)
         if refusal is not None:  # refused with the configuration, before anything loads
-            return RealView(None, f"**The server does not start.** {model.name}'s config allows "
-                                  f"{model.context:,} tokens, not {longest:,}; vLLM says: "
-                                  f"{refusal}")
+            return RealView(
+                None,
+                f"**The server does not start.** {model.name}'s config allows "
+                f"{model.context:,} tokens, not {longest:,}; vLLM says: "
+                f"{refusal}",
+            )
         launch = startup(gpu, model, share, longest, reserve_bytes, tp)
     except (ValueError, TypeError) as error:  # json.JSONDecodeError is a ValueError
         return RealView(None, f"**This cannot be sized:** {error}")
     p = launch.parts
     if not launch.loads:  # stopped in step 2: no cache check, no floor plan to draw
-        return RealView(None, f"**The server does not start:** it runs out of memory while it "
-                              f"loads the weights (step 2). {launch.error()}")
+        return RealView(
+            None,
+            f"**The server does not start:** it runs out of memory while it "
+            f"loads the weights (step 2). {launch.error()}",
+        )
     gpus = "One GPU" if tp == 1 else f"Each of {tp} GPUs"
-    plan = (f"{gpus} ({p.gpu.name}, {model.name}): budget "
-            f"{quote.gb(p.allowed_bytes)}, weights {quote.gb(p.weights_bytes, 2)}, profiled "
-            f"{quote.gb(p.reserve_bytes)}, KV pool {quote.gb(max(p.pool_bytes, 0), 2)}. ")
+    plan = (
+        f"{gpus} ({p.gpu.name}, {model.name}): budget "
+        f"{quote.gb(p.allowed_bytes)}, weights {quote.gb(p.weights_bytes, 2)}, profiled "
+        f"{quote.gb(p.reserve_bytes)}, KV pool {quote.gb(max(p.pool_bytes, 0), 2)}. "
+    )
     if not launch.starts:
-        return RealView(launch,
-                        plan + f"**The server does not start.** vLLM says: {launch.error()}")
-    return RealView(launch, plan + (
-        f"The pool holds **{quote.count(launch.tokens)} tokens** "
-        f"({quote.count(p.model.cache_bytes_per_token(tp))} bytes a token per GPU); one request "
-        f"of {longest:,} needs {gib(launch.needed_bytes)} of it, so **{launch.concurrency:.2f} "
-        f"requests of full length** fit at once (vLLM logs \"Maximum concurrency for "
-        f"{longest:,} tokens per request: {launch.concurrency:.2f}x\")."))
+        return RealView(
+            launch, plan + f"**The server does not start.** vLLM says: {launch.error()}"
+        )
+    return RealView(
+        launch,
+        plan
+        + (
+            f"The pool holds **{quote.count(launch.tokens)} tokens** "
+            f"({quote.count(p.model.cache_bytes_per_token(tp))} bytes a token per GPU); one request "
+            f"of {longest:,} needs {gib(launch.needed_bytes)} of it, so **{launch.concurrency:.2f} "
+            f'requests of full length** fit at once (vLLM logs "Maximum concurrency for '
+            f'{longest:,} tokens per request: {launch.concurrency:.2f}x").'
+        ),
+    )
 
 
 class PlanBar:
@@ -114,54 +143,94 @@ class PlanBar:
             return
         p = launch.parts
         segments = card_segments(p)
-        self.bar.show(segments, p.allowed_bytes, p.weights_bytes + p.reserve_bytes,
-                      p.gpu_bytes, p.gpu_bytes / 100, lambda part, width: quote.gb(width),
-                      least=0.08)
-        verdict = (f"{quote.count(launch.tokens)} tokens, {launch.concurrency:.2f} at full length"
-                   if launch.starts else "does not start")
-        self.ax.set_title(f"{p.gpu.name}, TP={p.tp}, {p.model.name}: {verdict}",
-                          color="black" if launch.starts else WARNING, fontsize=10)
-        sizes = ", ".join(f"{name} {quote.gb(width)}" for (name, _, _), (_, width)
-                          in zip(PLAN, segments))
-        self.alt = (f"Bar chart of one GPU's memory in percent of the card ({p.gpu.name}, "
-                    f"{quote.gb(p.gpu_bytes)}), {p.model.name} split over {p.tp}, a dashed line "
-                    f"at the {p.share}% share ({quote.gb(p.allowed_bytes)}): {sizes}. "
-                    + (f"The pool holds {quote.count(launch.tokens)} tokens, "
-                       f"{launch.concurrency:.2f} requests of full length."
-                       if launch.starts else "The server does not start."))
+        self.bar.show(
+            segments,
+            p.allowed_bytes,
+            p.weights_bytes + p.reserve_bytes,
+            p.gpu_bytes,
+            p.gpu_bytes / 100,
+            lambda part, width: quote.gb(width),
+            least=0.08,
+        )
+        verdict = (
+            f"{quote.count(launch.tokens)} tokens, {launch.concurrency:.2f} at full length"
+            if launch.starts
+            else "does not start"
+        )
+        self.ax.set_title(
+            f"{p.gpu.name}, TP={p.tp}, {p.model.name}: {verdict}",
+            color="black" if launch.starts else WARNING,
+            fontsize=10,
+        )
+        sizes = ", ".join(
+            f"{name} {quote.gb(width)}" for (name, _, _), (_, width) in zip(PLAN, segments)
+        )
+        self.alt = (
+            f"Bar chart of one GPU's memory in percent of the card ({p.gpu.name}, "
+            f"{quote.gb(p.gpu_bytes)}), {p.model.name} split over {p.tp}, a dashed line "
+            f"at the {p.share}% share ({quote.gb(p.allowed_bytes)}): {sizes}. "
+            + (
+                f"The pool holds {quote.count(launch.tokens)} tokens, "
+                f"{launch.concurrency:.2f} requests of full length."
+                if launch.starts
+                else "The server does not start."
+            )
+        )
 
 
 class RealServerExplorer(Explorer):
     """Card, model (or a pasted config.json), TP, precisions, share and longest request."""
 
-    def __init__(self, gpu: str = "H100_80GB", model: str = "LLAMA_31_8B", tp: int = 1,
-                 share: int = VLLM_SHARE, longest: int = 131_072,
-                 reserve_bytes: float = PROFILED_BYTES):
+    def __init__(
+        self,
+        gpu: str = "H100_80GB",
+        model: str = "LLAMA_31_8B",
+        tp: int = 1,
+        share: int = VLLM_SHARE,
+        longest: int = 131_072,
+        reserve_bytes: float = PROFILED_BYTES,
+    ):
         self.reserve_bytes = reserve_bytes
         self.gpu = w.Dropdown(description="card", options=list(GPUS), value=gpu.upper())
         # A course for a model's config.json (kvlesson for --model-config): MODEL names the
         # file beside the notebook, which starts out pasted.
         pasted = model.lower().endswith(".json")
-        self.model = w.Dropdown(description="model", options=[*MODELS, PASTED],
-                                value=PASTED if pasted else model.upper())
-        self.config = w.Textarea(description="config.json",
-                                 value=Path(model).read_text() if pasted else "",
-                                 placeholder="paste a config.json here, then pick "
-                                             f"'{PASTED}' as the model",
-                                 layout=w.Layout(width="640px", height="80px"))
+        self.model = w.Dropdown(
+            description="model",
+            options=[*MODELS, PASTED],
+            value=PASTED if pasted else model.upper(),
+        )
+        self.config = w.Textarea(
+            description="config.json",
+            value=Path(model).read_text() if pasted else "",
+            placeholder=f"paste a config.json here, then pick '{PASTED}' as the model",
+            layout=w.Layout(width="640px", height="80px"),
+        )
         self.tp = slider("GPUs (tensor parallel)", list(TP_CHOICES), tp)
-        self.weights = w.Dropdown(description="weights", options=["bf16", "fp16", "fp8"], value="bf16")
+        self.weights = w.Dropdown(
+            description="weights", options=["bf16", "fp16", "fp8"], value="bf16"
+        )
         self.cache = w.Dropdown(description="KV cache", options=["auto", "fp8"], value="auto")
         self.share = share_slider(share)
         choices = sorted(set(LONGEST_CHOICES) | {longest})
-        self.longest = slider("max_model_len (tokens)", [(f"{n:,}", n) for n in choices],
-                              longest)
-        self.preset = w.Button(description=preset_name(TWO_H100), layout=w.Layout(width="auto"),
-                               tooltip="set every control to section 5's launch")
+        self.longest = slider("max_model_len (tokens)", [(f"{n:,}", n) for n in choices], longest)
+        self.preset = w.Button(
+            description=preset_name(TWO_H100),
+            layout=w.Layout(width="auto"),
+            tooltip="set every control to section 5's launch",
+        )
         self.preset.on_click(lambda _: self.launch(TWO_H100))
         self.holding = False
-        controls = [self.gpu, self.model, self.config, self.weights, self.cache, self.tp,
-                    self.share, self.longest]
+        controls = [
+            self.gpu,
+            self.model,
+            self.config,
+            self.weights,
+            self.cache,
+            self.tp,
+            self.share,
+            self.longest,
+        ]
         super().__init__(controls, PlanBar())
         self.box.children = (self.preset, *self.box.children)
         self.refresh()
@@ -190,8 +259,16 @@ class RealServerExplorer(Explorer):
 
     def compute(self, setting: tuple) -> RealView:
         gpu, model, config, weights, cache, tp, share, longest = setting
-        return real_view(GPUS[gpu], config if model == PASTED else MODELS[model], tp, weights,
-                         cache, share, longest, self.reserve_bytes)
+        return real_view(
+            GPUS[gpu],
+            config if model == PASTED else MODELS[model],
+            tp,
+            weights,
+            cache,
+            share,
+            longest,
+            self.reserve_bytes,
+        )
 
     def show(self, view: RealView) -> str:
         self.chart.update(view.launch)
@@ -200,5 +277,7 @@ class RealServerExplorer(Explorer):
 
 def preset_name(preset: Launch) -> str:
     """The preset button's words: the model, the GPUs, the share and max_model_len."""
-    return (f"§5's launch: {MODELS[preset.model].name} on {preset.tp} × {GPUS[preset.gpu].name}, "
-            f"share {preset.share}%, max_model_len {preset.longest:,}")
+    return (
+        f"§5's launch: {MODELS[preset.model].name} on {preset.tp} × {GPUS[preset.gpu].name}, "
+        f"share {preset.share}%, max_model_len {preset.longest:,}"
+    )

@@ -39,8 +39,15 @@ from kvlesson.serving.sweep import (
 )
 
 
-def setting(gpu: GPU, model: Model, share: int, longest: int, cap: int,
-            reserve_bytes: float = RESERVE_BYTES, measured: bool = False) -> Say:
+def setting(
+    gpu: GPU,
+    model: Model,
+    share: int,
+    longest: int,
+    cap: int,
+    reserve_bytes: float = RESERVE_BYTES,
+    measured: bool = False,
+) -> Say:
     """The notebook's setting in one paragraph: the card (and how it is read, with the reserve
     that goes with that reading), the model, the three settings."""
     reading = Reading(gpu, measured and gpu.measured_bytes is not None, reserve_bytes)
@@ -50,7 +57,8 @@ def setting(gpu: GPU, model: Model, share: int, longest: int, cap: int,
         f"{quote.count(model.params)} weights of {model.bytes_per_number} bytes, "
         f"{quote.gb(model.weights_bytes, 2)}, and {quote.count(model.bytes_per_token)} bytes of "
         f"cache per token. Memory share {share}%, longest chat {longest:,} tokens, at most {cap} "
-        f"chats at once; blocks of {BLOCK_TOKENS} tokens.")
+        f"chats at once; blocks of {BLOCK_TOKENS} tokens."
+    )
 
 
 @dataclass(frozen=True)
@@ -59,26 +67,41 @@ class FloorView:
     caption: Say
 
 
-def floor_view(share: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-               reserve_bytes: float = RESERVE_BYTES) -> FloorView:
+def floor_view(
+    share: int,
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    reserve_bytes: float = RESERVE_BYTES,
+) -> FloorView:
     """The floor plan at `share`, and a sentence about it."""
     parts = memory_parts(share, gpu, model, reserve_bytes)
     weights, reserve = quote.gb(parts.weights_bytes, 2), quote.gb(parts.reserve_bytes)
     if not parts.blocks:
         needed = parts.weights_bytes + parts.reserve_bytes
-        over = (f", {quote.gb(needed - parts.allowed_bytes, 2)} more than that"
-                if needed > parts.allowed_bytes else "")
-        return FloorView(parts, Say(
-            f"At {quote.share(share)} the server may use {quote.gb(parts.allowed_bytes)}, but the "
-            f"weights ({weights}) and the reserve ({reserve}) need {quote.gb(needed, 2)}{over}: "
-            f"no block is left for the cache pool, so the server **cannot start**."
-            f"{_card(gpu, reserve_bytes)}"))
-    return FloorView(parts, Say(
-        f"At {quote.share(share)} the server may use {quote.gb(parts.allowed_bytes)}. After the "
-        f"weights ({weights}) and the reserve ({reserve}), the cache pool gets "
-        f"{quote.gb(parts.pool_bytes)} ({quote.count(parts.blocks)} blocks, "
-        f"{quote.count(parts.tokens)} tokens); {quote.gb(parts.unused_bytes)} is left unused."
-        f"{_card(gpu, reserve_bytes)}"))
+        over = (
+            f", {quote.gb(needed - parts.allowed_bytes, 2)} more than that"
+            if needed > parts.allowed_bytes
+            else ""
+        )
+        return FloorView(
+            parts,
+            Say(
+                f"At {quote.share(share)} the server may use {quote.gb(parts.allowed_bytes)}, but the "
+                f"weights ({weights}) and the reserve ({reserve}) need {quote.gb(needed, 2)}{over}: "
+                f"no block is left for the cache pool, so the server **cannot start**."
+                f"{_card(gpu, reserve_bytes)}"
+            ),
+        )
+    return FloorView(
+        parts,
+        Say(
+            f"At {quote.share(share)} the server may use {quote.gb(parts.allowed_bytes)}. After the "
+            f"weights ({weights}) and the reserve ({reserve}), the cache pool gets "
+            f"{quote.gb(parts.pool_bytes)} ({quote.count(parts.blocks)} blocks, "
+            f"{quote.count(parts.tokens)} tokens); {quote.gb(parts.unused_bytes)} is left unused."
+            f"{_card(gpu, reserve_bytes)}"
+        ),
+    )
 
 
 def _card(gpu: GPU, reserve_bytes: float) -> str:
@@ -93,25 +116,45 @@ class CeilingView:
     caption: Say
 
 
-def ceiling_view(share: int, longest: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-                 reserve_bytes: float = RESERVE_BYTES) -> CeilingView:
+def ceiling_view(
+    share: int,
+    longest: int,
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    reserve_bytes: float = RESERVE_BYTES,
+) -> CeilingView:
     """Chats that fit with blocks and with the ceiling reserved, and whether the server starts."""
     kw = {"gpu": gpu, "model": model, "reserve_bytes": reserve_bytes}
     blocks, held = room(share, longest, **kw), room(share, longest, reserved=True, **kw)
     typical = min(TYPICAL_CHAT, longest)
-    need = (f"one chat of {longest:,} tokens needs {blocks.per_longest:,} blocks and the pool "
-            f"has {blocks.parts.blocks:,}")
+    need = (
+        f"one chat of {longest:,} tokens needs {blocks.per_longest:,} blocks and the pool "
+        f"has {blocks.parts.blocks:,}"
+    )
     if not blocks.starts:
-        return CeilingView(blocks, held, Say(
-            (f"The server will **not** start: {need}, so it serves no chats at all. A ceiling of "
-             f"{quote.count(blocks.parts.tokens)} tokens or less would start at this share."
-             if blocks.parts.blocks else
-             f"The server will **not** start: {need}, so it serves no chats at all, whatever "
-             f"the ceiling.") + _card(gpu, reserve_bytes)))
-    return CeilingView(blocks, held, Say(
-        f"The server starts: {need}. Chats of {typical:,} tokens at once: {blocks.typical:,} "
-        f"with blocks handed out as they grow, {held.typical:,} with {longest:,} tokens held "
-        f"for each." + _card(gpu, reserve_bytes)))
+        return CeilingView(
+            blocks,
+            held,
+            Say(
+                (
+                    f"The server will **not** start: {need}, so it serves no chats at all. A ceiling of "
+                    f"{quote.count(blocks.parts.tokens)} tokens or less would start at this share."
+                    if blocks.parts.blocks
+                    else f"The server will **not** start: {need}, so it serves no chats at all, whatever "
+                    f"the ceiling."
+                )
+                + _card(gpu, reserve_bytes)
+            ),
+        )
+    return CeilingView(
+        blocks,
+        held,
+        Say(
+            f"The server starts: {need}. Chats of {typical:,} tokens at once: {blocks.typical:,} "
+            f"with blocks handed out as they grow, {held.typical:,} with {longest:,} tokens held "
+            f"for each." + _card(gpu, reserve_bytes)
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -129,26 +172,44 @@ class SweepView:
         if self.sweep is None:
             return Say(self.problem + self.card)
         at = quote.share(self.share)
-        head = (f"At {at} doubling the cap stops paying at {self.knee}: the step from "
-                f"{self.knee} to {2 * self.knee} adds under 10% to tokens/s. " if self.knee
-                else f"At {at} every doubling of the cap pays. ")
+        head = (
+            f"At {at} doubling the cap stops paying at {self.knee}: the step from "
+            f"{self.knee} to {2 * self.knee} adds under 10% to tokens/s. "
+            if self.knee
+            else f"At {at} every doubling of the cap pays. "
+        )
         row = self.sweep[self.sweep["cap"] == cap]
         if not len(row):
             return Say(head + self.card.strip())
         r = row.iloc[0]
-        return Say(head + f"Cap {cap}: {quote.count(r.tokens_per_s)} tokens/s, a wait of "
-                   f"{quote.one(r.wait_ms)} ms between words, on average "
-                   f"{quote.average(r.avg_running, 'chats')} running, "
-                   f"{counted(int(r.pauses), 'pause')}." + self.card)
+        return Say(
+            head + f"Cap {cap}: {quote.count(r.tokens_per_s)} tokens/s, a wait of "
+            f"{quote.one(r.wait_ms)} ms between words, on average "
+            f"{quote.average(r.avg_running, 'chats')} running, "
+            f"{counted(int(r.pauses), 'pause')}." + self.card
+        )
 
 
-def sweep_view(chats: list[Chat], share: int, longest: int = LESSON_LONGEST,
-               gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-               reserve_bytes: float = RESERVE_BYTES) -> SweepView:
+def sweep_view(
+    chats: list[Chat],
+    share: int,
+    longest: int = LESSON_LONGEST,
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    reserve_bytes: float = RESERVE_BYTES,
+) -> SweepView:
     """The cap sweep at `share`, served with the fast engine, and its knee."""
     try:
-        sweep = cap_sweep(chats, CAPS, share, longest, gpu=gpu, model=model,
-                          reserve_bytes=reserve_bytes, engine="fast")
+        sweep = cap_sweep(
+            chats,
+            CAPS,
+            share,
+            longest,
+            gpu=gpu,
+            model=model,
+            reserve_bytes=reserve_bytes,
+            engine="fast",
+        )
     except ServerWontStart as error:
         text = str(error)
         return SweepView(share, None, None, text[0].upper() + text[1:], _card(gpu, reserve_bytes))
@@ -173,30 +234,40 @@ def pause_view(steps: list[Step], index: int, card: str = "") -> PauseView:
     step = steps[index]
     events = []
     for chat in step.paused:
-        events.append(f"a block ran out, so {chat_name(chat)}, the newest running chat, was "
-                      f"paused and gave all its blocks back")
+        events.append(
+            f"a block ran out, so {chat_name(chat)}, the newest running chat, was "
+            f"paused and gave all its blocks back"
+        )
     for chat in step.joined:
         events.append(f"{chat_name(chat)} joined and read its {step.context[chat]:,} tokens")
     for chat in step.finished:
         events.append(f"{chat_name(chat)} wrote its last token and will free its blocks")
     happened = "; ".join(events) if events else "every running chat wrote one token"
-    held = ", ".join(f"{chat_name(c)} {n} ({step.context[c]:,} tokens)" for c, n in step.held.items())
-    return PauseView(step, Say(
-        f"Step {step.step} of {len(steps)}: {happened}. Blocks held while it ran: "
-        f"{held or 'none'}; {step.free} free. Clock: {quote.ms(step.clock)}.{card}"))
+    held = ", ".join(
+        f"{chat_name(c)} {n} ({step.context[c]:,} tokens)" for c, n in step.held.items()
+    )
+    return PauseView(
+        step,
+        Say(
+            f"Step {step.step} of {len(steps)}: {happened}. Blocks held while it ran: "
+            f"{held or 'none'}; {step.free} free. Clock: {quote.ms(step.clock)}.{card}"
+        ),
+    )
 
 
-def gib_reading(share: int, gpu: GPU, model: Model,
-                reserve_bytes: float = RESERVE_BYTES) -> Say:
+def gib_reading(share: int, gpu: GPU, model: Model, reserve_bytes: float = RESERVE_BYTES) -> Say:
     """The same card read as GiB instead of GB: how much the pool changes."""
     try:
         two = readings(share, gpu, model, reserve_bytes)
     except ValueError:
-        return Say(f"The {gpu.name}'s memory is not a whole number of GB, so there is no GiB reading.")
+        return Say(
+            f"The {gpu.name}'s memory is not a whole number of GB, so there is no GiB reading."
+        )
     as_gb, as_gi = two.gb, two.gib
     if not as_gb.parts.blocks:
-        return Say(f"At {quote.share(share)} neither reading leaves {model.name} a pool worth "
-                   f"comparing.")
+        return Say(
+            f"At {quote.share(share)} neither reading leaves {model.name} a pool worth comparing."
+        )
     return Say(
         f"Read as {gpu.memory_bytes // 10**9} GiB ({quote.count(as_gi.parts.gpu_bytes)} bytes), the "
         f"card at {quote.share(share)} gives a pool of {quote.gb(as_gi.parts.pool_bytes)} "
@@ -204,28 +275,35 @@ def gib_reading(share: int, gpu: GPU, model: Model,
         f"{TYPICAL_CHAT:,}) against {quote.gb(as_gb.parts.pool_bytes)} "
         f"({quote.count(as_gb.parts.blocks)} blocks, {quote.count(as_gb.typical)} chats). The card "
         f"is {quote.pct(two.card_larger)} larger but the pool {quote.pct(two.pool_larger)}, because "
-        f"the weights and the reserve stay the same size.")
+        f"the weights and the reserve stay the same size."
+    )
 
 
 def first_block(gpu: GPU, model: Model, reserve_bytes: float = RESERVE_BYTES) -> Say:
     """The share below which the weights and the reserve leave no block."""
     share = first_share_with_blocks(gpu, model, reserve_bytes)
     if share is None:
-        return Say(f"Even at 100% the weights and the reserve leave no block: {model.name} does "
-                   f"not fit on one {gpu.name} with room for a cache.")
-    return Say(f"Below {quote.share(share)} the weights and the reserve leave no block at all: the "
-               f"server could not hold a single token of any chat.")
+        return Say(
+            f"Even at 100% the weights and the reserve leave no block: {model.name} does "
+            f"not fit on one {gpu.name} with room for a cache."
+        )
+    return Say(
+        f"Below {quote.share(share)} the weights and the reserve leave no block at all: the "
+        f"server could not hold a single token of any chat."
+    )
 
 
-def startup_log(share: int, longest: int, gpu: GPU, model: Model,
-                reserve_bytes: float = RESERVE_BYTES) -> Say:
+def startup_log(
+    share: int, longest: int, gpu: GPU, model: Model, reserve_bytes: float = RESERVE_BYTES
+) -> Say:
     """What vLLM's start-up log would report: the pool in tokens and the full-length concurrency."""
     r = room(share, longest, gpu=gpu, model=model, reserve_bytes=reserve_bytes)
     return Say(
         f"A vLLM start-up log reports the same two things. For this setting it would read "
-        f"\"GPU KV cache size: {quote.count(r.parts.tokens)} tokens\" and \"Maximum concurrency for "
-        f"{longest:,} tokens per request: {r.parts.tokens / longest:.2f}x\": the pool, and how many "
-        f"chats of the full ceiling it could hold at once.")
+        f'"GPU KV cache size: {quote.count(r.parts.tokens)} tokens" and "Maximum concurrency for '
+        f'{longest:,} tokens per request: {r.parts.tokens / longest:.2f}x": the pool, and how many '
+        f"chats of the full ceiling it could hold at once."
+    )
 
 
 def chats_summary(chats: list[Chat]) -> Say:
@@ -236,17 +314,23 @@ def chats_summary(chats: list[Chat]) -> Say:
         f"{max(prompts):,} tokens ({quote.count(sum(prompts))} in all, mean "
         f"{quote.count(sum(prompts) / len(chats))}); replies from {min(replies):,} to "
         f"{max(replies):,} ({quote.count(sum(replies))} in all, mean "
-        f"{quote.count(sum(replies) / len(chats))}).")
+        f"{quote.count(sum(replies) / len(chats))})."
+    )
 
 
 def trace_story(steps: list[Step]) -> Say:
     """A small run told step by step: every step in which something happened, and the total."""
-    lines = [pause_view(steps, i).caption for i, step in enumerate(steps)
-             if step.joined or step.paused or step.finished]
+    lines = [
+        pause_view(steps, i).caption
+        for i, step in enumerate(steps)
+        if step.joined or step.paused or step.finished
+    ]
     pauses = sum(len(step.paused) for step in steps)
-    return Say("\n".join(f"* {line}" for line in lines) +
-               f"\n\nThe run takes {len(steps)} steps, with {pauses} "
-               f"{'pause' if pauses == 1 else 'pauses'}.")
+    return Say(
+        "\n".join(f"* {line}" for line in lines)
+        + f"\n\nThe run takes {len(steps)} steps, with {pauses} "
+        f"{'pause' if pauses == 1 else 'pauses'}."
+    )
 
 
 def pause_count(result, share: int) -> Say:
@@ -255,7 +339,8 @@ def pause_count(result, share: int) -> Say:
         f"At {quote.share(share)} and cap {result.cap}: {counted(result.pauses, 'pause')}, "
         f"{quote.count(result.rebuilt_tokens)} tokens of cache rebuilt, "
         f"on average {quote.average(result.avg_running, 'chats')} running, "
-        f"{quote.count(result.tokens_per_s)} tokens/s.")
+        f"{quote.count(result.tokens_per_s)} tokens/s."
+    )
 
 
 def typical_size(chats: list[Chat]) -> Say:
@@ -266,4 +351,5 @@ def typical_size(chats: list[Chat]) -> Say:
         f"A typical chat is {TYPICAL_CHAT:,} tokens, prompt and reply together: about the mean "
         f"of the lesson's {counted(len(chats), 'chat')} (notebook 3), whose prompts average "
         f"{quote.count(prompt)} tokens and replies {quote.count(reply)}, "
-        f"{quote.count(prompt + reply)} tokens in all.")
+        f"{quote.count(prompt + reply)} tokens in all."
+    )

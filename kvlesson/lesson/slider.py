@@ -94,13 +94,19 @@ class Slider(anywidget.AnyWidget):
     value = t.Any()
 
     def __init__(self, description: str, options: Sequence[Any], value: Any, **kwargs):
-        pairs = [option if isinstance(option, tuple) else (str(option), option)
-                 for option in options]
+        pairs = [
+            option if isinstance(option, tuple) else (str(option), option) for option in options
+        ]
         self._values = [v for _, v in pairs]
         if value not in self._values:
             raise t.TraitError(f"{description}: {value!r} is not one of the options")
-        super().__init__(description=description, labels=[label for label, _ in pairs],
-                         index=self._values.index(value), value=value, **kwargs)
+        super().__init__(
+            description=description,
+            labels=[label for label, _ in pairs],
+            index=self._values.index(value),
+            value=value,
+            **kwargs,
+        )
 
     @t.validate("value")
     def _known(self, proposal) -> Any:
@@ -130,5 +136,6 @@ class Slider(anywidget.AnyWidget):
 
     def next_values(self) -> list[Any]:
         """The values one step either way from where the slider stands."""
-        return [self._values[i] for i in (self.index - 1, self.index + 1)
-                if 0 <= i < len(self._values)]
+        return [
+            self._values[i] for i in (self.index - 1, self.index + 1) if 0 <= i < len(self._values)
+        ]

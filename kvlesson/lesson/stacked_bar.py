@@ -38,14 +38,21 @@ class StackedBar:
 
     @classmethod
     def on(cls, ax, parts: tuple[tuple[str, str, str], ...], over_colour: str) -> "StackedBar":
-        bars = [ax.barh(0, 0, color=colour, hatch=hatch, edgecolor=EDGE, linewidth=0.8,
-                        label=name)[0] for name, colour, hatch in parts]
+        bars = [
+            ax.barh(0, 0, color=colour, hatch=hatch, edgecolor=EDGE, linewidth=0.8, label=name)[0]
+            for name, colour, hatch in parts
+        ]
         bars[-1].set_zorder(0.5)  # the unused part lies under the weights and the reserve
-        return cls([name for name, _, _ in parts], bars,
-                   [ax.text(0, 0, "", ha="center", va="center", fontsize=MIN_TEXT_PT,
-                            bbox=LABEL_BOX) for _ in parts],
-                   ax.barh(0, 0, color="none", hatch=OVER_HATCH, edgecolor=over_colour)[0],
-                   ax.axvline(0, color="black", linestyle="--", linewidth=1.5))
+        return cls(
+            [name for name, _, _ in parts],
+            bars,
+            [
+                ax.text(0, 0, "", ha="center", va="center", fontsize=MIN_TEXT_PT, bbox=LABEL_BOX)
+                for _ in parts
+            ],
+            ax.barh(0, 0, color="none", hatch=OVER_HATCH, edgecolor=over_colour)[0],
+            ax.axvline(0, color="black", linestyle="--", linewidth=1.5),
+        )
 
     @property
     def artists(self) -> list:
@@ -53,13 +60,25 @@ class StackedBar:
 
     def legend(self, figure: Figure) -> None:
         """Every part and the crossed-out box, in one row under the axes."""
-        figure.legend([*self.bars, self.over], [*self.names, OVER_THE_BUDGET],
-                      loc="outside lower center", ncol=len(self.bars) + 1, frameon=False,
-                      fontsize=MIN_TEXT_PT)
+        figure.legend(
+            [*self.bars, self.over],
+            [*self.names, OVER_THE_BUDGET],
+            loc="outside lower center",
+            ncol=len(self.bars) + 1,
+            frameon=False,
+            fontsize=MIN_TEXT_PT,
+        )
 
-    def show(self, segments: Sequence[tuple[float, float]], allowed: float, needed: float,
-             card: float, unit: float, label: Callable[[int, float], str],
-             least: float) -> None:
+    def show(
+        self,
+        segments: Sequence[tuple[float, float]],
+        allowed: float,
+        needed: float,
+        card: float,
+        unit: float,
+        label: Callable[[int, float], str],
+        least: float,
+    ) -> None:
         """Draw the parts from their (start, width) in bytes along a card of `card` bytes, in
         units of `unit` bytes; cross out what the weights and reserve (`needed`) take past the
         budget (`allowed`); write `label(part, width)` on the longest free stretch of a part
@@ -67,8 +86,9 @@ class StackedBar:
         the part is, else nothing."""
         allowed, needed, card = float(allowed), float(needed), float(card)
         over_end = min(max(needed, allowed), card)
-        for bar, text, part, (left, width) in zip(self.bars, self.labels, range(len(self.bars)),
-                                                  segments):
+        for bar, text, part, (left, width) in zip(
+            self.bars, self.labels, range(len(self.bars)), segments
+        ):
             right = min(left + width, card)
             bar.set_x(left / unit)
             bar.set_width(max(right - left, 0) / unit)
@@ -89,8 +109,9 @@ class StackedBar:
         self.over.set_width(0)
 
 
-def free_stretch(left: float, right: float, over_start: float,
-                 over_end: float) -> tuple[float, float]:
+def free_stretch(
+    left: float, right: float, over_start: float, over_end: float
+) -> tuple[float, float]:
     """The longer of the two stretches of [left, right] outside [over_start, over_end] (all
     of it when nothing is crossed out)."""
     if over_end <= over_start:

@@ -48,23 +48,41 @@ class SweepChart:
     a slider moves the lines, never the axes.
     """
 
-    def __init__(self, sweep: pd.DataFrame, knee: int | None, cap: int | None = None,
-                 title: str = "", tops: tuple[float, float] | None = None):
+    def __init__(
+        self,
+        sweep: pd.DataFrame,
+        knee: int | None,
+        cap: int | None = None,
+        title: str = "",
+        tops: tuple[float, float] | None = None,
+    ):
         self.figure = Figure(figsize=(WIDTH_IN, 3.6), layout="constrained")
         self.rate_ax, self.wait_ax = self.figure.subplots(1, 2)
-        self.rate_line, = self.rate_ax.plot([], [], "o-", color=BLUE)
-        self.wait_line, = self.wait_ax.plot([], [], "s-", color=VERMILION)
-        self.knees = [ax.axvline(1, color=DARK_GREY, linewidth=2)
-                      for ax in (self.rate_ax, self.wait_ax)]
-        self.marks = [ax.plot([], [], "o", markersize=13, markerfacecolor="none",
-                              markeredgecolor="black", markeredgewidth=2)[0]
-                      for ax in (self.rate_ax, self.wait_ax)]
+        (self.rate_line,) = self.rate_ax.plot([], [], "o-", color=BLUE)
+        (self.wait_line,) = self.wait_ax.plot([], [], "s-", color=VERMILION)
+        self.knees = [
+            ax.axvline(1, color=DARK_GREY, linewidth=2) for ax in (self.rate_ax, self.wait_ax)
+        ]
+        self.marks = [
+            ax.plot(
+                [],
+                [],
+                "o",
+                markersize=13,
+                markerfacecolor="none",
+                markeredgecolor="black",
+                markeredgewidth=2,
+            )[0]
+            for ax in (self.rate_ax, self.wait_ax)
+        ]
         caps = list(sweep["cap"])
         if tops is None:
             tops = (sweep["tokens_per_s"].max(), sweep["wait_ms"].max())
         self.tops = tops
-        for ax, label, top in ((self.rate_ax, "tokens/s, all chats together", tops[0]),
-                               (self.wait_ax, "wait between words (ms)", tops[1])):
+        for ax, label, top in (
+            (self.rate_ax, "tokens/s, all chats together", tops[0]),
+            (self.wait_ax, "wait between words (ms)", tops[1]),
+        ):
             ax.set_xscale("log", base=2)
             ax.set_xlim(caps[0] / 1.5, caps[-1] * 1.5)
             ax.set_xticks(caps, [str(c) for c in caps], fontsize=MIN_TEXT_PT)
@@ -76,17 +94,31 @@ class SweepChart:
         self.title = self.figure.suptitle(" \n ", fontsize=10)  # two lines: room for both
         # the message when the server does not start: over the left panel, clear of the right's
         # y label
-        self.message = self.rate_ax.text(0.5, 0.5, "", transform=self.rate_ax.transAxes,
-                                         ha="center", va="center", fontsize=MIN_TEXT_PT,
-                                         color=WARNING, bbox=dict(facecolor="white",
-                                                                  edgecolor=VERMILION))
-        self.moving = [self.rate_line, self.wait_line, *self.knees, *self.marks, self.title,
-                       self.message]
+        self.message = self.rate_ax.text(
+            0.5,
+            0.5,
+            "",
+            transform=self.rate_ax.transAxes,
+            ha="center",
+            va="center",
+            fontsize=MIN_TEXT_PT,
+            color=WARNING,
+            bbox=dict(facecolor="white", edgecolor=VERMILION),
+        )
+        self.moving = [
+            self.rate_line,
+            self.wait_line,
+            *self.knees,
+            *self.marks,
+            self.title,
+            self.message,
+        ]
         self.alt = ""
         self.update(sweep, knee, cap, title)
 
-    def update(self, sweep: pd.DataFrame, knee: int | None, cap: int | None = None,
-               title: str = "") -> None:
+    def update(
+        self, sweep: pd.DataFrame, knee: int | None, cap: int | None = None, title: str = ""
+    ) -> None:
         """Redraw for another sweep (same caps) or another cap."""
         caps = list(sweep["cap"])
         self.rate_line.set_data(caps, sweep["tokens_per_s"])
@@ -116,14 +148,19 @@ class SweepChart:
 
 def sweep_alt(sweep: pd.DataFrame, knee: int | None, cap: int | None, title: str) -> str:
     """The sweep in words: both panels' first and last points, the knee, the ringed cap."""
+
     def point(row) -> str:
-        return (f"cap {int(row['cap'])}: {quote.count(row['tokens_per_s'])} tokens/s, "
-                f"wait {row['wait_ms']:.1f} ms")
+        return (
+            f"cap {int(row['cap'])}: {quote.count(row['tokens_per_s'])} tokens/s, "
+            f"wait {row['wait_ms']:.1f} ms"
+        )
 
     first, last = sweep.iloc[0], sweep.iloc[-1]
-    words = [f"Two line charts of the cap sweep{' (' + title + ')' if title else ''}, caps "
-             f"{int(first['cap'])} to {int(last['cap'])}: tokens/s, all chats together, on the "
-             f"left, and the wait between words on the right. {point(first)}; {point(last)}."]
+    words = [
+        f"Two line charts of the cap sweep{' (' + title + ')' if title else ''}, caps "
+        f"{int(first['cap'])} to {int(last['cap'])}: tokens/s, all chats together, on the "
+        f"left, and the wait between words on the right. {point(first)}; {point(last)}."
+    ]
     for label, value in (("The grey line marks", knee), ("The ring marks", cap)):
         row = sweep[sweep["cap"] == value]
         if value is not None and len(row):
@@ -133,8 +170,9 @@ def sweep_alt(sweep: pd.DataFrame, knee: int | None, cap: int | None, title: str
     return " ".join(words)
 
 
-def sweep_chart(sweep: pd.DataFrame, knee: int | None, cap: int | None = None,
-                title: str = "") -> Drawn:
+def sweep_chart(
+    sweep: pd.DataFrame, knee: int | None, cap: int | None = None, title: str = ""
+) -> Drawn:
     """Figure 3: the cap sweep in two panels."""
     chart = SweepChart(sweep, knee, cap, title)
     return Drawn(chart.figure, chart.alt)
@@ -149,22 +187,36 @@ def knee_by_pool(sweeps: dict[int, pd.DataFrame], caps: Sequence[int] = (32, 64,
     ax = figure.add_subplot()
     colours, hatches = (SKY, BLUE, PURPLE), ("", "//", "..")
     width = 0.8 / len(caps)
-    rows = {share: [float(s.loc[s["cap"] == cap, "tokens_per_s"].iloc[0]) for cap in caps]
-            for share, s in sweeps.items()}
+    rows = {
+        share: [float(s.loc[s["cap"] == cap, "tokens_per_s"].iloc[0]) for cap in caps]
+        for share, s in sweeps.items()
+    }
     for k, cap in enumerate(caps):
         heights = [row[k] for row in rows.values()]
-        bars = ax.bar([i + (k - (len(caps) - 1) / 2) * width for i in range(len(sweeps))], heights,
-                      width, color=colours[k % 3], hatch=hatches[k % 3], edgecolor=EDGE,
-                      linewidth=0.8, label=f"cap {cap}")
+        bars = ax.bar(
+            [i + (k - (len(caps) - 1) / 2) * width for i in range(len(sweeps))],
+            heights,
+            width,
+            color=colours[k % 3],
+            hatch=hatches[k % 3],
+            edgecolor=EDGE,
+            linewidth=0.8,
+            label=f"cap {cap}",
+        )
         ax.bar_label(bars, [quote.count(h) for h in heights], fontsize=MIN_TEXT_PT)
     ax.set_xticks(range(len(sweeps)), [f"{share}% share" for share in sweeps])
     ax.set_ylabel("tokens/s, all chats together")
     ax.set_ylim(0, ax.get_ylim()[1] * 1.25)
     ax.legend(loc="upper center", ncol=len(caps), frameon=False)
     ax.set_title("The best cap depends on the pool", fontsize=10)
-    shares = [f"{share}% share: " + ", ".join(f"cap {cap} {quote.count(rate)}"
-                                               for cap, rate in zip(caps, row))
-              + f" (best: cap {caps[row.index(max(row))]})" for share, row in rows.items()]
-    alt = (f"Grouped bar chart of tokens/s, all chats together, at caps "
-           f"{series([str(c) for c in caps])} for each share. {'; '.join(shares)}.")
+    shares = [
+        f"{share}% share: "
+        + ", ".join(f"cap {cap} {quote.count(rate)}" for cap, rate in zip(caps, row))
+        + f" (best: cap {caps[row.index(max(row))]})"
+        for share, row in rows.items()
+    ]
+    alt = (
+        f"Grouped bar chart of tokens/s, all chats together, at caps "
+        f"{series([str(c) for c in caps])} for each share. {'; '.join(shares)}."
+    )
     return Drawn(figure, alt)

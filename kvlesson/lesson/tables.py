@@ -54,40 +54,69 @@ def captioned(frame: pd.DataFrame, caption: str) -> Table:
     return table
 
 
-def share_table(shares: Sequence[int] = TABLE_SHARES, gpu: GPU = A100_80GB,
-                model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES) -> pd.DataFrame:
+def share_table(
+    shares: Sequence[int] = TABLE_SHARES,
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    reserve_bytes: float = RESERVE_BYTES,
+) -> pd.DataFrame:
     """The floor plan at several shares: one row per share."""
     rows = []
     for share in shares:
         r = room(share, LESSON_LONGEST, gpu=gpu, model=model, reserve_bytes=reserve_bytes)
         p = r.parts
-        rows.append({"share (%)": share, "allowed (GB)": round(p.allowed_bytes / 1e9, 1),
-                     "pool (GB)": round(p.pool_bytes / 1e9, 1), "blocks": p.blocks,
-                     "tokens": p.tokens, f"chats of {TYPICAL_CHAT:,}": r.typical,
-                     "unused (GB)": round(p.unused_bytes / 1e9, 1)})
-    return captioned(pd.DataFrame(rows), f"The floor plan of one {gpu.name} with {model.name} at "
-                     f"several shares, the longest chat {LESSON_LONGEST:,} tokens")
+        rows.append(
+            {
+                "share (%)": share,
+                "allowed (GB)": round(p.allowed_bytes / 1e9, 1),
+                "pool (GB)": round(p.pool_bytes / 1e9, 1),
+                "blocks": p.blocks,
+                "tokens": p.tokens,
+                f"chats of {TYPICAL_CHAT:,}": r.typical,
+                "unused (GB)": round(p.unused_bytes / 1e9, 1),
+            }
+        )
+    return captioned(
+        pd.DataFrame(rows),
+        f"The floor plan of one {gpu.name} with {model.name} at "
+        f"several shares, the longest chat {LESSON_LONGEST:,} tokens",
+    )
 
 
-def ceiling_table(share: int, ceilings: Sequence[int] = RESERVED_CEILINGS,
-                  gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-                  reserve_bytes: float = RESERVE_BYTES) -> pd.DataFrame:
+def ceiling_table(
+    share: int,
+    ceilings: Sequence[int] = RESERVED_CEILINGS,
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    reserve_bytes: float = RESERVE_BYTES,
+) -> pd.DataFrame:
     """Chats of 2,000 tokens at once, per ceiling: reserved for each vs blocks as they grow."""
     kw = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
     rows = []
     for longest in ceilings:
         blocks = room(share, longest, **kw)
-        rows.append({"longest chat (tokens)": longest,
-                     "reserved for each": room(share, longest, reserved=True, **kw).typical,
-                     "blocks as chats grow": blocks.typical, "server starts": blocks.starts})
-    return captioned(pd.DataFrame(rows), f"Chats of {TYPICAL_CHAT:,} tokens at once at a {share}% "
-                     f"share, per longest chat: the ceiling reserved for each, or blocks handed "
-                     f"out as chats grow")
+        rows.append(
+            {
+                "longest chat (tokens)": longest,
+                "reserved for each": room(share, longest, reserved=True, **kw).typical,
+                "blocks as chats grow": blocks.typical,
+                "server starts": blocks.starts,
+            }
+        )
+    return captioned(
+        pd.DataFrame(rows),
+        f"Chats of {TYPICAL_CHAT:,} tokens at once at a {share}% "
+        f"share, per longest chat: the ceiling reserved for each, or blocks handed "
+        f"out as chats grow",
+    )
 
 
-def lowest_share_table(ceilings: Sequence[int] = CEILINGS,
-                       gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-                       reserve_bytes: float = RESERVE_BYTES) -> pd.DataFrame:
+def lowest_share_table(
+    ceilings: Sequence[int] = CEILINGS,
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    reserve_bytes: float = RESERVE_BYTES,
+) -> pd.DataFrame:
     """The lowest whole-percent share at which the server starts, per ceiling (None: never)."""
     rows = []
     for longest in ceilings:
@@ -96,8 +125,11 @@ def lowest_share_table(ceilings: Sequence[int] = CEILINGS,
         except ServerWontStart:
             share = None
         rows.append({"longest chat (tokens)": longest, "lowest share that starts (%)": share})
-    return captioned(pd.DataFrame(rows), f"The lowest whole-percent share at which the server "
-                     f"starts, per longest chat ({gpu.name}, {model.name}; empty: never)")
+    return captioned(
+        pd.DataFrame(rows),
+        f"The lowest whole-percent share at which the server "
+        f"starts, per longest chat ({gpu.name}, {model.name}; empty: never)",
+    )
 
 
 def against_cap_before(values: pd.Series, places: int) -> pd.Series:
@@ -113,17 +145,22 @@ def sweep_table(sweep: pd.DataFrame) -> pd.DataFrame:
     lesson's sweep): what the doubling added to tokens/s in percent, and how
     many times longer it made the wait between words.
     """
-    return captioned(pd.DataFrame({
-        "cap": sweep["cap"],
-        "tokens/s": sweep["tokens_per_s"].round().astype(int),
-        "wait (ms)": sweep["wait_ms"].round(1),
-        "tokens/s gain vs cap before (%)": against_cap_before(100 * sweep["gain"], 1),
-        "wait vs cap before (times)": against_cap_before(sweep["wait_ratio"], 2),
-        "pauses": sweep["pauses"],
-        "rebuilt tokens": sweep["rebuilt_tokens"],
-        "running on average": sweep["avg_running"].round(1),
-    }).set_index("cap"), f"The cap sweep: {len(sweep)} caps from {sweep['cap'].iloc[0]} to "
-                         f"{sweep['cap'].iloc[-1]}, each row against the cap before it")
+    return captioned(
+        pd.DataFrame(
+            {
+                "cap": sweep["cap"],
+                "tokens/s": sweep["tokens_per_s"].round().astype(int),
+                "wait (ms)": sweep["wait_ms"].round(1),
+                "tokens/s gain vs cap before (%)": against_cap_before(100 * sweep["gain"], 1),
+                "wait vs cap before (times)": against_cap_before(sweep["wait_ratio"], 2),
+                "pauses": sweep["pauses"],
+                "rebuilt tokens": sweep["rebuilt_tokens"],
+                "running on average": sweep["avg_running"].round(1),
+            }
+        ).set_index("cap"),
+        f"The cap sweep: {len(sweep)} caps from {sweep['cap'].iloc[0]} to "
+        f"{sweep['cap'].iloc[-1]}, each row against the cap before it",
+    )
 
 
 def trace_table(steps: Sequence[Step]) -> pd.DataFrame:
@@ -142,6 +179,8 @@ def trace_table(steps: Sequence[Step]) -> pd.DataFrame:
             row[event] = " ".join(chat_name(c) for c in getattr(step, event))
         row["clock (ms)"] = round(step.clock * 1000, 1)
         rows.append(row)
-    return captioned(pd.DataFrame(rows).set_index("step"),
-                     f"The trace, step by step: blocks each of {len(chats)} chats holds, free "
-                     f"blocks, and who joined, was paused or finished")
+    return captioned(
+        pd.DataFrame(rows).set_index("step"),
+        f"The trace, step by step: blocks each of {len(chats)} chats holds, free "
+        f"blocks, and who joined, was paused or finished",
+    )

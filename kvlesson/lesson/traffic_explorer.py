@@ -54,22 +54,26 @@ class TrafficView:
     def caption(self) -> str:
         r = self.report
         budget = "no budget" if self.budget is None else f"a budget of {self.budget:,} tokens"
-        return (f"**{counted(self.rate, 'chat')} a second, cap {self.cap}, {budget}:** time to first "
-                f"token p50 {r.ttft.p50:.2f} s, p95 {r.ttft.p95:.2f} s, p99 {r.ttft.p99:.2f} s; "
-                f"TPOT p95 {r.tpot.p95 * 1000:.1f} ms; every gap between tokens (ITL) p99 "
-                f"{quote.duration(r.itl.p99)}, worst {quote.duration(r.itl.worst)}; "
-                f"{r.tokens_per_s:,.0f} tokens/s; at most {r.most_waiting} waiting; "
-                f"{counted(r.pauses, 'pause')}." + (f" Card: {self.card}." if self.card else ""))
+        return (
+            f"**{counted(self.rate, 'chat')} a second, cap {self.cap}, {budget}:** time to first "
+            f"token p50 {r.ttft.p50:.2f} s, p95 {r.ttft.p95:.2f} s, p99 {r.ttft.p99:.2f} s; "
+            f"TPOT p95 {r.tpot.p95 * 1000:.1f} ms; every gap between tokens (ITL) p99 "
+            f"{quote.duration(r.itl.p99)}, worst {quote.duration(r.itl.worst)}; "
+            f"{r.tokens_per_s:,.0f} tokens/s; at most {r.most_waiting} waiting; "
+            f"{counted(r.pauses, 'pause')}." + (f" Card: {self.card}." if self.card else "")
+        )
 
 
-def traffic_view(chats: list[Chat], rate: float, budget: int | None, cap: int,
-                 seed: int = 0, **settings) -> TrafficView:
+def traffic_view(
+    chats: list[Chat], rate: float, budget: int | None, cap: int, seed: int = 0, **settings
+) -> TrafficView:
     """The chats arriving at `rate` a second (Poisson, `seed`), served with this budget and cap."""
     result = serve_fast(poisson_arrivals(chats, rate, seed), cap, budget=budget, **settings)
     times = chat_times(result).sort_values("sent_s")
     card = card_tag(settings.get("gpu", A100_80GB), settings.get("reserve_bytes", RESERVE_BYTES))
-    return TrafficView(rate, budget, cap, list(times["ttft_s"]), list(times["tpot_s"]),
-                       latency(result), card)
+    return TrafficView(
+        rate, budget, cap, list(times["ttft_s"]), list(times["tpot_s"]), latency(result), card
+    )
 
 
 class TrafficChart:
@@ -82,10 +86,12 @@ class TrafficChart:
         self.axes = self.figure.subplots(1, 2)
         self.dots, self.p95 = [], []
         for ax, label, limits, colour, marker in (
-                (self.axes[0], "time to first token (s)", TTFT_RANGE, BLUE, "o"),
-                (self.axes[1], "time per output token, gap (s)", TPOT_RANGE, VERMILION, "s")):
-            self.dots.append(ax.plot([], [], marker, color=colour, markersize=2.5,
-                                     linestyle="none")[0])
+            (self.axes[0], "time to first token (s)", TTFT_RANGE, BLUE, "o"),
+            (self.axes[1], "time per output token, gap (s)", TPOT_RANGE, VERMILION, "s"),
+        ):
+            self.dots.append(
+                ax.plot([], [], marker, color=colour, markersize=2.5, linestyle="none")[0]
+            )
             self.p95.append(ax.axhline(1, color=DARK_GREY, linewidth=2, linestyle="--"))
             ax.set_yscale("log")
             ax.set_ylim(*limits)
@@ -95,36 +101,53 @@ class TrafficChart:
             ax.tick_params(labelsize=MIN_TEXT_PT)
             ax.grid(alpha=0.3)
         gaps = self.axes[1]
-        self.itl = [gaps.axhline(1, color="black", linewidth=1.5, linestyle=style)
-                    for style in (":", "-.")]
-        self.itl_names = [gaps.text(0.98, 1, "", transform=gaps.get_yaxis_transform(),
-                                    ha="right", va="bottom", fontsize=MIN_TEXT_PT, bbox=LABEL_BOX)
-                          for _ in self.itl]
-        self.title = self.figure.suptitle("dashed lines: p95 across chats; dotted: every gap "
-                                          "between tokens (ITL), p99; dash-dot: the worst gap",
-                                          fontsize=MIN_TEXT_PT)
+        self.itl = [
+            gaps.axhline(1, color="black", linewidth=1.5, linestyle=style) for style in (":", "-.")
+        ]
+        self.itl_names = [
+            gaps.text(
+                0.98,
+                1,
+                "",
+                transform=gaps.get_yaxis_transform(),
+                ha="right",
+                va="bottom",
+                fontsize=MIN_TEXT_PT,
+                bbox=LABEL_BOX,
+            )
+            for _ in self.itl
+        ]
+        self.title = self.figure.suptitle(
+            "dashed lines: p95 across chats; dotted: every gap "
+            "between tokens (ITL), p99; dash-dot: the worst gap",
+            fontsize=MIN_TEXT_PT,
+        )
         self.moving = [*self.dots, *self.p95, *self.itl, *self.itl_names]
         self.alt = ""
         self.update(view)
 
     def update(self, view: TrafficView) -> None:
         r = view.report
-        for dots, line, values, spread in zip(self.dots, self.p95, (view.ttft_s, view.tpot_s),
-                                              (r.ttft, r.tpot)):
+        for dots, line, values, spread in zip(
+            self.dots, self.p95, (view.ttft_s, view.tpot_s), (r.ttft, r.tpot)
+        ):
             dots.set_data(range(len(values)), values)
             line.set_ydata([spread.p95] * 2)
         top = TPOT_RANGE[1]
-        for line, name, (words, gap) in zip(self.itl, self.itl_names,
-                                            (("ITL p99", r.itl.p99), ("worst gap", r.itl.worst))):
+        for line, name, (words, gap) in zip(
+            self.itl, self.itl_names, (("ITL p99", r.itl.p99), ("worst gap", r.itl.worst))
+        ):
             shown = min(gap, top)  # past the axis: drawn at its top, the name says how long
             line.set_ydata([shown] * 2)
             name.set_position((0.98, shown))
             name.set_text(f"{words} {gap * 1000:,.1f} ms")
-        self.alt = (f"Two dot charts of the {len(view.ttft_s)} chats in the order they arrived, "
-                    f"log scales ({view.caption.replace('**', '').split(':')[0]}). Left: time to "
-                    f"first token per chat, p95 {r.ttft.p95:.2f} s. Right: time per output token "
-                    f"per chat, p95 {r.tpot.p95 * 1000:.1f} ms; every gap between tokens (ITL) "
-                    f"p99 {r.itl.p99 * 1000:,.1f} ms, worst {r.itl.worst * 1000:,.1f} ms.")
+        self.alt = (
+            f"Two dot charts of the {len(view.ttft_s)} chats in the order they arrived, "
+            f"log scales ({view.caption.replace('**', '').split(':')[0]}). Left: time to "
+            f"first token per chat, p95 {r.ttft.p95:.2f} s. Right: time per output token "
+            f"per chat, p95 {r.tpot.p95 * 1000:.1f} ms; every gap between tokens (ITL) "
+            f"p99 {r.itl.p99 * 1000:,.1f} ms, worst {r.itl.worst * 1000:,.1f} ms."
+        )
 
 
 class TrafficExplorer(Explorer):
@@ -133,21 +156,32 @@ class TrafficExplorer(Explorer):
     `budget` is one of BUDGETS (0: no budget); `cap` at most the smallest budget.
     """
 
-    def __init__(self, chats: Iterable[Chat] | None = None, rate: float = 1.0,
-                 budget: int = 512, cap: int = 64, **settings):
+    def __init__(
+        self,
+        chats: Iterable[Chat] | None = None,
+        rate: float = 1.0,
+        budget: int = 512,
+        cap: int = 64,
+        **settings,
+    ):
         self.chats = lesson_chats(n=DAY) if chats is None else as_chats(chats)
         self.settings = settings
         rate = positive("rate", rate)
         cap = whole("cap", cap, 1, MOST_CAP)
         if budget not in BUDGETS:
-            raise ValueError(f"budget must be one of {', '.join(map(str, BUDGETS))} "
-                             f"(0: no budget), got {budget!r}")
-        self.rate = slider("arrivals (chats/s)",
-                           [(f"{r:g}", r) for r in sorted(set(RATES) | {rate})], rate)
-        self.budget = slider("token budget a step",
-                             [(f"{b:,}" if b else "none", b) for b in BUDGETS], budget)
-        self.cap = slider("cap (most chats at once)",
-                          sorted({c for c in CAPS if 2 <= c <= MOST_CAP} | {cap}), cap)
+            raise ValueError(
+                f"budget must be one of {', '.join(map(str, BUDGETS))} "
+                f"(0: no budget), got {budget!r}"
+            )
+        self.rate = slider(
+            "arrivals (chats/s)", [(f"{r:g}", r) for r in sorted(set(RATES) | {rate})], rate
+        )
+        self.budget = slider(
+            "token budget a step", [(f"{b:,}" if b else "none", b) for b in BUDGETS], budget
+        )
+        self.cap = slider(
+            "cap (most chats at once)", sorted({c for c in CAPS if 2 <= c <= MOST_CAP} | {cap}), cap
+        )
         controls = [self.rate, self.budget, self.cap]
         super().__init__(controls, TrafficChart(self.compute((rate, budget, cap))))
         self.refresh()

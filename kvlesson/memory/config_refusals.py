@@ -23,18 +23,23 @@ def tp_refusal(heads: int | None, kv_heads: int, tp: int) -> str | None:
     'ValueError: Total number of attention heads (28) must be divisible by tensor parallel size (8).'
     """
     if heads is not None and heads % tp:
-        return (f"ValueError: Total number of attention heads ({heads}) must be "
-                f"divisible by tensor parallel size ({tp}).")
+        return (
+            f"ValueError: Total number of attention heads ({heads}) must be "
+            f"divisible by tensor parallel size ({tp})."
+        )
     if kv_heads % tp and tp % kv_heads:
         larger, smaller = max(tp, kv_heads), min(tp, kv_heads)
-        return (f"AssertionError: {larger} is not divisible by {smaller} (the {kv_heads} "
-                f"KV heads cannot be split evenly over tp={tp} GPUs, nor each copied to "
-                f"the same number of them)")
+        return (
+            f"AssertionError: {larger} is not divisible by {smaller} (the {kv_heads} "
+            f"KV heads cannot be split evenly over tp={tp} GPUs, nor each copied to "
+            f"the same number of them)"
+        )
     return None
 
 
-def max_len_refusal(longest: int, context: int | None,
-                    key: str = "max_position_embeddings") -> str | None:
+def max_len_refusal(
+    longest: int, context: int | None, key: str = "max_position_embeddings"
+) -> str | None:
     """Why vLLM refuses `max_model_len=longest` for a model whose config allows `context`
     tokens (read from `key`), or None (a length within it, or no length known).
 
@@ -44,11 +49,13 @@ def max_len_refusal(longest: int, context: int | None,
     if context is None or longest <= context:
         return None
     given = context if key == "model_max_length" else None
-    return (f"ValueError: User-specified max_model_len ({longest}) is greater than the derived "
-            f"max_model_len ({key}={context} or model_max_length={given} in model's "
-            f"config.json). To allow overriding this maximum, set the env var "
-            f"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with "
-            f"extreme caution. If the model uses relative position encoding (RoPE), positions "
-            f"exceeding derived_max_model_len lead to nan. If the model uses absolute position "
-            f"encoding, positions exceeding derived_max_model_len will cause a CUDA array "
-            f"out-of-bounds error.")
+    return (
+        f"ValueError: User-specified max_model_len ({longest}) is greater than the derived "
+        f"max_model_len ({key}={context} or model_max_length={given} in model's "
+        f"config.json). To allow overriding this maximum, set the env var "
+        f"VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with "
+        f"extreme caution. If the model uses relative position encoding (RoPE), positions "
+        f"exceeding derived_max_model_len lead to nan. If the model uses absolute position "
+        f"encoding, positions exceeding derived_max_model_len will cause a CUDA array "
+        f"out-of-bounds error."
+    )

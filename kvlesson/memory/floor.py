@@ -64,12 +64,21 @@ class MemoryParts:
         unused part starts after them."""
         needed = self.weights_bytes + self.reserve_bytes
         end = max(self.allowed_bytes, needed)
-        return [(0, self.weights_bytes), (self.weights_bytes, self.reserve_bytes),
-                (needed, max(self.pool_bytes, 0)), (end, max(self.gpu_bytes - end, 0))]
+        return [
+            (0, self.weights_bytes),
+            (self.weights_bytes, self.reserve_bytes),
+            (needed, max(self.pool_bytes, 0)),
+            (end, max(self.gpu_bytes - end, 0)),
+        ]
 
 
-def memory_parts(share: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-                 reserve_bytes: float = RESERVE_BYTES, tp: int = 1) -> MemoryParts:
+def memory_parts(
+    share: int,
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    reserve_bytes: float = RESERVE_BYTES,
+    tp: int = 1,
+) -> MemoryParts:
     """Split each GPU's memory at a whole-percent `share` (1..100), the model split over `tp` GPUs.
 
     >>> memory_parts(90).blocks
@@ -86,12 +95,24 @@ def memory_parts(share: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
     allowed = Fraction(share * gpu.memory_bytes, 100)
     pool = allowed - weights - Fraction(reserve)
     blocks = max(0, int(pool // block_bytes))
-    return MemoryParts(share, gpu, model, float(allowed), weights, reserve, float(pool), blocks,
-                       block_bytes, float(gpu.memory_bytes - allowed), tp)
+    return MemoryParts(
+        share,
+        gpu,
+        model,
+        float(allowed),
+        weights,
+        reserve,
+        float(pool),
+        blocks,
+        block_bytes,
+        float(gpu.memory_bytes - allowed),
+        tp,
+    )
 
 
-def pool_tokens(pool_bytes: float, model: Model = LLAMA_31_8B, tp: int = 1,
-                block_tokens: int = BLOCK_TOKENS) -> int:
+def pool_tokens(
+    pool_bytes: float, model: Model = LLAMA_31_8B, tp: int = 1, block_tokens: int = BLOCK_TOKENS
+) -> int:
     """Tokens a pool of `pool_bytes` per GPU holds, in whole blocks, as vLLM counts them:
     blocks = bytes // (per-token bytes x block size), tokens = blocks x block size.
     `block_tokens=1` gives the count before rounding to blocks.
@@ -149,8 +170,15 @@ class Room:
     per_longest: int
 
 
-def room(share: int, longest: int, reserved: bool = False, gpu: GPU = A100_80GB,
-         model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES, tp: int = 1) -> Room:
+def room(
+    share: int,
+    longest: int,
+    reserved: bool = False,
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    reserve_bytes: float = RESERVE_BYTES,
+    tp: int = 1,
+) -> Room:
     """Chats that fit at once at `share` with a ceiling of `longest` tokens.
 
     >>> room(90, 8000).typical, room(90, 8000, reserved=True).typical
@@ -163,12 +191,17 @@ def room(share: int, longest: int, reserved: bool = False, gpu: GPU = A100_80GB,
     per_typical = blocks_for(min(TYPICAL_CHAT, longest))
     at_longest = parts.blocks // per_longest
     typical = at_longest if reserved else parts.blocks // per_typical
-    return Room(parts, longest, reserved, at_longest >= 1, typical, at_longest,
-                per_typical, per_longest)
+    return Room(
+        parts, longest, reserved, at_longest >= 1, typical, at_longest, per_typical, per_longest
+    )
 
 
-def lowest_share(longest: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-                 reserve_bytes: float = RESERVE_BYTES) -> int:
+def lowest_share(
+    longest: int,
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    reserve_bytes: float = RESERVE_BYTES,
+) -> int:
     """The lowest whole-percent share at which a server with ceiling `longest` starts.
 
     >>> lowest_share(128_000)
@@ -177,18 +210,22 @@ def lowest_share(longest: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
     longest = whole("longest", longest, 1)
     share = _first_share_with(blocks_for(longest), gpu, model, reserve_bytes)
     if share is None:
-        raise ServerWontStart(_wont_start_message(memory_parts(100, gpu, model, reserve_bytes), longest))
+        raise ServerWontStart(
+            _wont_start_message(memory_parts(100, gpu, model, reserve_bytes), longest)
+        )
     return share
 
 
-def first_share_with_blocks(gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-                            reserve_bytes: float = RESERVE_BYTES) -> int | None:
+def first_share_with_blocks(
+    gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES
+) -> int | None:
     """The lowest share that leaves at least one block (None if even 100% leaves none)."""
     return _first_share_with(1, gpu, model, reserve_bytes)
 
 
-def _first_share_with(blocks: int, gpu: GPU, model: Model, reserve_bytes: float,
-                      tp: int = 1) -> int | None:
+def _first_share_with(
+    blocks: int, gpu: GPU, model: Model, reserve_bytes: float, tp: int = 1
+) -> int | None:
     """The lowest whole-percent share whose pool has `blocks` blocks or more (None: none has)."""
     for share in range(1, 101):
         if memory_parts(share, gpu, model, reserve_bytes, tp).blocks >= blocks:
@@ -214,12 +251,17 @@ class Readings:
         return self.gib.parts.pool_bytes / self.gb.parts.pool_bytes - 1
 
 
-def readings(share: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-             reserve_bytes: float = RESERVE_BYTES) -> Readings:
+def readings(
+    share: int,
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    reserve_bytes: float = RESERVE_BYTES,
+) -> Readings:
     """The floor at `share` with the card read as GB and as GiB (chats of 2,000 that fit)."""
     kw = {"model": model, "reserve_bytes": reserve_bytes}
-    return Readings(room(share, TYPICAL_CHAT, gpu=gpu, **kw),
-                    room(share, TYPICAL_CHAT, gpu=as_gib(gpu), **kw))
+    return Readings(
+        room(share, TYPICAL_CHAT, gpu=gpu, **kw), room(share, TYPICAL_CHAT, gpu=as_gib(gpu), **kw)
+    )
 
 
 def check_starts(parts: MemoryParts, longest: int) -> None:
@@ -232,8 +274,11 @@ def _wont_start_message(parts: MemoryParts, longest: int) -> str:
     need = blocks_for(longest)
     fits = f"at most {parts.tokens:,} tokens" if parts.blocks else "no block is left at this share"
     lowest = _first_share_with(need, parts.gpu, parts.model, parts.reserve_bytes, parts.tp)
-    raise_to = (f"to at least {lowest}%" if lowest
-                else f"no share of this GPU is enough for {parts.model.name}")
+    raise_to = (
+        f"to at least {lowest}%"
+        if lowest
+        else f"no share of this GPU is enough for {parts.model.name}"
+    )
     return (
         f"the server will not start: to serve at least one chat of the longest length "
         f"({longest:,} tokens) the cache needs {need * parts.block_bytes / 1e9:.2f} GB "

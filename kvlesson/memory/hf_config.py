@@ -21,21 +21,40 @@ from typing import Any
 
 from kvlesson.arguments import whole
 
-NEEDED = ("hidden_size", "intermediate_size", "num_hidden_layers", "num_attention_heads",
-          "vocab_size")
+NEEDED = (
+    "hidden_size",
+    "intermediate_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "vocab_size",
+)
 DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4, "float8_e4m3fn": 1}
 # Keys by which hybrid configs mark their non-attention layers (Qwen3-Next, Jamba,
 # Zamba, Nemotron-H, MiniMax configs on the Hugging Face hub).
-HYBRID_KEYS = ("full_attention_interval", "attn_layer_period", "layers_block_type",
-               "hybrid_override_pattern", "attn_type_list", "linear_num_key_heads")
+HYBRID_KEYS = (
+    "full_attention_interval",
+    "attn_layer_period",
+    "layers_block_type",
+    "hybrid_override_pattern",
+    "attn_type_list",
+    "linear_num_key_heads",
+)
 # Keys by which mixture-of-experts configs give their experts (Mixtral, Qwen MoE, DeepSeek).
 EXPERT_KEYS = ("num_local_experts", "num_experts", "n_routed_experts")
 # The keys vLLM 0.33 reads a model's longest context from, the smallest winning, and
 # model_max_length over all (derive_max_model_len_and_key,
 # vllm/transformers_utils/model_arch_config_convertor.py:374-407).
-CONTEXT_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
-                "model_max_length", "max_target_positions", "max_sequence_length",
-                "max_seq_length", "seq_len")
+CONTEXT_KEYS = (
+    "max_position_embeddings",
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "model_max_length",
+    "max_target_positions",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
+)
 # RoPE types whose max_position_embeddings is already the scaled length, so vLLM does not
 # multiply it by the factor again (vllm/config/model.py:2611-2618).
 SCALED_ROPE = ("su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling")
@@ -47,15 +66,18 @@ def load(config: Mapping[str, Any] | str | Path) -> Mapping[str, Any]:
     if isinstance(config, (str, Path)):
         config = json.loads(Path(config).read_text())
     if not isinstance(config, Mapping):
-        raise TypeError(f"config must be a dict or the path of a config.json, "
-                        f"not {type(config).__name__} {config!r}")
+        raise TypeError(
+            f"config must be a dict or the path of a config.json, "
+            f"not {type(config).__name__} {config!r}"
+        )
     if "hidden_size" not in config and isinstance(config.get("text_config"), Mapping):
         return {**config["text_config"], "_name_or_path": config.get("_name_or_path", "model")}
     return config
 
 
-def model_fields(config: Mapping[str, Any], cache_layers: int | None = None,
-                 params: int | None = None) -> dict[str, Any]:
+def model_fields(
+    config: Mapping[str, Any], cache_layers: int | None = None, params: int | None = None
+) -> dict[str, Any]:
     """The fields of a `Model` (name, params, layers, kv_heads, head_size, bytes_per_number,
     heads).
 
@@ -64,7 +86,9 @@ def model_fields(config: Mapping[str, Any], cache_layers: int | None = None,
     """
     missing = [key for key in NEEDED if key not in config]
     if missing:
-        raise ValueError(f"config is missing {', '.join(missing)}; a Llama-style config.json has them")
+        raise ValueError(
+            f"config is missing {', '.join(missing)}; a Llama-style config.json has them"
+        )
     hidden = whole("hidden_size", config["hidden_size"], 1)
     layers = whole("num_hidden_layers", config["num_hidden_layers"], 1)
     heads = whole("num_attention_heads", config["num_attention_heads"], 1)
@@ -82,12 +106,22 @@ def model_fields(config: Mapping[str, Any], cache_layers: int | None = None,
     else:
         layers_with_cache = layers
     if params is None:
-        params = _llama_style_params(config, hidden, layers, heads, kv_heads, head_size, vocab, inner)
+        params = _llama_style_params(
+            config, hidden, layers, heads, kv_heads, head_size, vocab, inner
+        )
     context, key = derived_context(config)
-    return {"name": config.get("_name_or_path", "model"), "params": whole("params", params, 1),
-            "layers": layers_with_cache, "kv_heads": kv_heads, "head_size": head_size,
-            "bytes_per_number": DTYPE_BYTES[dtype], "heads": heads, "context": context,
-            "context_key": key, "hybrid": _is_hybrid(config)}
+    return {
+        "name": config.get("_name_or_path", "model"),
+        "params": whole("params", params, 1),
+        "layers": layers_with_cache,
+        "kv_heads": kv_heads,
+        "head_size": head_size,
+        "bytes_per_number": DTYPE_BYTES[dtype],
+        "heads": heads,
+        "context": context,
+        "context_key": key,
+        "hybrid": _is_hybrid(config),
+    }
 
 
 def derived_context(config: Mapping[str, Any]) -> tuple[int | None, str]:
@@ -114,8 +148,16 @@ def derived_context(config: Mapping[str, Any]) -> tuple[int | None, str]:
     return whole(key, length, 1), key
 
 
-def _llama_style_params(config: Mapping[str, Any], hidden: int, layers: int, heads: int,
-                        kv_heads: int, head_size: int, vocab: int, inner: int) -> int:
+def _llama_style_params(
+    config: Mapping[str, Any],
+    hidden: int,
+    layers: int,
+    heads: int,
+    kv_heads: int,
+    head_size: int,
+    vocab: int,
+    inner: int,
+) -> int:
     """Embeddings, attention with grouped KV heads, a gated MLP, RMS norms and an LM head
     (tied or not): Llama, Mistral, Qwen2 (with its q, k, v biases) and Qwen3 (with its
     q and k norms). For Llama 3.1 8B it gives 8,030,261,248."""
@@ -133,12 +175,15 @@ def _is_hybrid(config: Mapping[str, Any]) -> bool:
     """True for a config with layers that keep a state, not a KV cache (linear attention,
     Mamba): the keys of HYBRID_KEYS, or a `layer_types` list with other kinds than attention."""
     kinds = set(config.get("layer_types") or ())
-    return bool(kinds - {"full_attention", "sliding_attention"}
-                or any(config.get(key) is not None for key in HYBRID_KEYS))
+    return bool(
+        kinds - {"full_attention", "sliding_attention"}
+        or any(config.get(key) is not None for key in HYBRID_KEYS)
+    )
 
 
-def _refuse_what_it_cannot_size(config: Mapping[str, Any], layers: int,
-                                cache_layers: int | None, params: int | None) -> None:
+def _refuse_what_it_cannot_size(
+    config: Mapping[str, Any], layers: int, cache_layers: int | None, params: int | None
+) -> None:
     """Raise ValueError for configs whose cache or size the plain formula gets wrong."""
     if config.get("kv_lora_rank"):
         latent = config["kv_lora_rank"] + config.get("qk_rope_head_dim", 0)
@@ -147,7 +192,8 @@ def _refuse_what_it_cannot_size(config: Mapping[str, Any], layers: int,
             f"latent of {latent} numbers per token, kept whole on every GPU, not K and V per head. "
             f"from_hf_config cannot size it; build Model(name, params, layers, kv_heads=1, "
             f"head_size={latent / 2:g}) by hand (K and V count twice in the formula), with params "
-            f"from the model card")
+            f"from the model card"
+        )
     kinds = set(config.get("layer_types") or ())
     if _is_hybrid(config):
         full = sum(kind == "full_attention" for kind in config.get("layer_types") or ())
@@ -159,19 +205,24 @@ def _refuse_what_it_cannot_size(config: Mapping[str, Any], layers: int,
                 f"same pool, so no per-token formula sizes that pool. Give cache_layers= (the "
                 f"number of layers that keep a KV cache) and params= (the parameter count from "
                 f"the model card) to size the weights and the KV cache alone; read the pool "
-                f"from the server's log")
+                f"from the server's log"
+            )
         return
     window = config.get("sliding_window")
-    windowed = ("sliding_attention" in kinds
-                or (window is not None and config.get("use_sliding_window", True) is not False))
+    windowed = "sliding_attention" in kinds or (
+        window is not None and config.get("use_sliding_window", True) is not False
+    )
     if windowed and cache_layers is None:
         raise ValueError(
             f"this config uses sliding-window attention (window {window} tokens): a windowed "
             f"layer keeps only its last {window} tokens, so the cache is not a fixed number of "
             f"bytes per token. Give cache_layers= the number of layers that attend to the whole "
             f"chat (all {layers} if your chats stay within the window), and count the windowed "
-            f"layers' {window}-token cache apart")
+            f"layers' {window}-token cache apart"
+        )
     if any(config.get(key) for key in EXPERT_KEYS) and params is None:
-        raise ValueError("this is a mixture-of-experts config: its parameter count needs every "
-                         "expert, which the Llama formula leaves out. Give params= (the total "
-                         "parameter count from the model card)")
+        raise ValueError(
+            "this is a mixture-of-experts config: its parameter count needs every "
+            "expert, which the Llama formula leaves out. Give params= (the total "
+            "parameter count from the model card)"
+        )

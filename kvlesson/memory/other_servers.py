@@ -43,8 +43,12 @@ class LlamaCppContext:
     per_slot: int
 
 
-def llama_cpp_context(ctx_size: int, parallel: int | None = None, kv_unified: bool = False,
-                      train_ctx: int | None = None) -> LlamaCppContext:
+def llama_cpp_context(
+    ctx_size: int,
+    parallel: int | None = None,
+    kv_unified: bool = False,
+    train_ctx: int | None = None,
+) -> LlamaCppContext:
     """The context llama-server sizes for `--ctx-size ctx_size` and `--parallel parallel`.
 
     `parallel=None` is the server's default (-1, auto): 4 slots with a unified cache.
@@ -70,8 +74,9 @@ def llama_cpp_context(ctx_size: int, parallel: int | None = None, kv_unified: bo
     return LlamaCppContext(n_ctx, parallel, kv_unified, per_slot)
 
 
-def llama_cpp_slot_context(ctx_size: int, parallel: int | None = None,
-                           kv_unified: bool = False) -> int:
+def llama_cpp_slot_context(
+    ctx_size: int, parallel: int | None = None, kv_unified: bool = False
+) -> int:
     """Tokens each llama.cpp slot may use: --ctx-size over --parallel slots, padded to 256.
 
     >>> llama_cpp_slot_context(98_304, 3), llama_cpp_slot_context(100, 3)
@@ -122,8 +127,9 @@ def cache_budgets(fraction: float, gpu: GPU, model: Model, reserve_bytes: float)
 TGI_WIGGLE_ROOM = 0.90  # TGI_WIGGLE_ROOM's default, server/.../models/globals.py:32 (v3.3.7)
 
 
-def tgi_kv_bytes(free_bytes: float, total_bytes: float, fraction: float = 1.0,
-                 wiggle: float = TGI_WIGGLE_ROOM) -> float:
+def tgi_kv_bytes(
+    free_bytes: float, total_bytes: float, fraction: float = 1.0, wiggle: float = TGI_WIGGLE_ROOM
+) -> float:
     """The memory TGI (v3.3.7) gives its KV blocks after its warm-up batch: what is free then,
     less (1 - wiggle x fraction) of the card's total, never below 0. `fraction` is
     `--cuda-memory-fraction` (default 1.0), so by default a tenth of the card stays out.

@@ -15,11 +15,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # Bits per weight, by the names vLLM's --dtype and --quantization take.
-WEIGHT_BITS = {"bf16": 16, "bfloat16": 16, "fp16": 16, "float16": 16, "half": 16,
-               "fp32": 32, "float32": 32, "float": 32, "fp8": 8}
+WEIGHT_BITS = {
+    "bf16": 16,
+    "bfloat16": 16,
+    "fp16": 16,
+    "float16": 16,
+    "half": 16,
+    "fp32": 32,
+    "float32": 32,
+    "float": 32,
+    "fp8": 8,
+}
 # Bits per cached number for --kv-cache-dtype. "fp8" is fp8_e4m3 on NVIDIA cards.
-CACHE_BITS = {"bf16": 16, "bfloat16": 16, "fp16": 16, "float16": 16,
-              "fp8": 8, "fp8_e4m3": 8, "fp8_e5m2": 8}
+CACHE_BITS = {
+    "bf16": 16,
+    "bfloat16": 16,
+    "fp16": 16,
+    "float16": 16,
+    "fp8": 8,
+    "fp8_e4m3": 8,
+    "fp8_e5m2": 8,
+}
 MODEL_DTYPE_BITS = 16  # the model's dtype (BF16 or FP16) beside FP8 weights: "auto"'s cache
 
 
@@ -53,8 +69,9 @@ def precisions(weights: str, cache: str = "auto", declared_cache: str | None = N
 def _lookup(name: str, value: object, table: dict[str, int], extra: tuple[str, ...] = ()) -> int:
     allowed = ", ".join([*extra, *table])
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be a precision name ({allowed}), "
-                        f"not {type(value).__name__} {value!r}")
+        raise TypeError(
+            f"{name} must be a precision name ({allowed}), not {type(value).__name__} {value!r}"
+        )
     if value.lower() not in table:
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
     return table[value.lower()]

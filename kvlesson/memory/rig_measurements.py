@@ -214,9 +214,12 @@ class LoraCost:
 
 def lora_cost() -> LoraCost:
     """8 slots of rank 128 left -0.48 GiB (refused); 1 slot of rank 8 cost 1,408 tokens."""
-    return LoraCost(LORA_EIGHT_SLOTS["model_gib"] - LORA_NONE["weights_gib"],
-                    LORA_EIGHT_SLOTS["kv_cache_gib"], LORA_ONE_SLOT["tokens"],
-                    LORA_NONE["tokens"])
+    return LoraCost(
+        LORA_EIGHT_SLOTS["model_gib"] - LORA_NONE["weights_gib"],
+        LORA_EIGHT_SLOTS["kv_cache_gib"],
+        LORA_ONE_SLOT["tokens"],
+        LORA_NONE["tokens"],
+    )
 
 
 def rig_concurrency_at(length: int) -> float:
@@ -230,4 +233,3 @@ def rig_concurrency_at(length: int) -> float:
 def dense_bytes_per_token(check: LogCheck) -> float:
     """Bytes a token would take if every layer kept a cache, from the logged per-token bytes."""
     return check.bytes_per_token * RIG_LAYERS / RIG_CACHE_LAYERS
-

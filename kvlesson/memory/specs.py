@@ -129,8 +129,9 @@ class Model:
         >>> LLAMA_31_8B.max_len_refusal(131_072) is None
         True
         """
-        return config_refusals.max_len_refusal(whole("longest", longest, 1), self.context,
-                                               self.context_key)
+        return config_refusals.max_len_refusal(
+            whole("longest", longest, 1), self.context, self.context_key
+        )
 
     def kv_heads_per_gpu(self, tp: int = 1) -> int:
         """KV heads each of `tp` GPUs keeps: kv_heads // tp, and at least 1 (a head
@@ -146,8 +147,9 @@ class Model:
         per_gpu = 2 * self.layers * self.kv_heads_per_gpu(tp) * self.head_size
         return per_gpu * self.bits_per_cached_number // 8
 
-    def with_dtypes(self, weights: str = "bf16", cache: str = "auto",
-                    declared_cache: str | None = None) -> Model:
+    def with_dtypes(
+        self, weights: str = "bf16", cache: str = "auto", declared_cache: str | None = None
+    ) -> Model:
         """The same model with weights and cache in the precisions vLLM users name.
 
         `weights`: "bf16", "fp16" or "fp8" (also vLLM's long names); `cache`: "auto"
@@ -162,8 +164,14 @@ class Model:
         return replace(self, bytes_per_number=chosen.weight_bytes, cache_bits=bits)
 
     @classmethod
-    def from_hf_config(cls, config: Mapping[str, Any] | str | Path, name: str | None = None, *,
-                       cache_layers: int | None = None, params: int | None = None) -> Model:
+    def from_hf_config(
+        cls,
+        config: Mapping[str, Any] | str | Path,
+        name: str | None = None,
+        *,
+        cache_layers: int | None = None,
+        params: int | None = None,
+    ) -> Model:
         """A model from a Hugging Face `config.json` (a dict, or a path to the file).
 
         The parameter count is worked out for a Llama-style decoder (see
@@ -177,7 +185,6 @@ class Model:
         if name is not None:
             fields["name"] = name
         return cls(**fields)
-
 
 
 def measured(gib: float) -> int:
@@ -211,33 +218,62 @@ RTX_3090 = GPU("RTX 3090 24GB", 24 * GIB, 71e12, 936e9, measured(23.58))
 # MLP 14336, vocabulary 128256, untied LM head, BF16, a context of 131,072 tokens
 # (max_position_embeddings; llama3 RoPE scaling, which vLLM does not multiply again).
 LLAMA_31_8B_CONFIG = {
-    "_name_or_path": "Llama 3.1 8B", "hidden_size": 4096, "intermediate_size": 14336,
-    "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
-    "vocab_size": 128256, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
-    "max_position_embeddings": 131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0},
+    "_name_or_path": "Llama 3.1 8B",
+    "hidden_size": 4096,
+    "intermediate_size": 14336,
+    "num_hidden_layers": 32,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "vocab_size": 128256,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "max_position_embeddings": 131072,
+    "rope_scaling": {"rope_type": "llama3", "factor": 8.0},
 }
 LLAMA_31_8B = Model.from_hf_config(LLAMA_31_8B_CONFIG)
 # Llama 3.3 70B config.json: hidden 8192, 80 layers, 64 heads, 8 KV heads,
 # MLP 28672, vocabulary 128256, BF16 (70.55e9 numbers, 320 KiB of cache a token), a
 # context of 131,072 tokens (max_position_embeddings, llama3 RoPE scaling).
-LLAMA_33_70B = Model.from_hf_config({
-    "_name_or_path": "Llama 3.3 70B", "hidden_size": 8192, "intermediate_size": 28672,
-    "num_hidden_layers": 80, "num_attention_heads": 64, "num_key_value_heads": 8,
-    "vocab_size": 128256, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
-    "max_position_embeddings": 131072, "rope_scaling": {"rope_type": "llama3", "factor": 8.0},
-})
+LLAMA_33_70B = Model.from_hf_config(
+    {
+        "_name_or_path": "Llama 3.3 70B",
+        "hidden_size": 8192,
+        "intermediate_size": 28672,
+        "num_hidden_layers": 80,
+        "num_attention_heads": 64,
+        "num_key_value_heads": 8,
+        "vocab_size": 128256,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+        "max_position_embeddings": 131072,
+        "rope_scaling": {"rope_type": "llama3", "factor": 8.0},
+    }
+)
 # Qwen2.5 7B Instruct config.json: hidden 3584, 28 layers, 28 heads, 4 KV heads,
 # MLP 18944, vocabulary 152064, untied, BF16 (56 KiB of cache a token), a context of
 # 32,768 tokens (max_position_embeddings).
-QWEN25_7B = Model.from_hf_config({
-    "_name_or_path": "Qwen2.5 7B", "hidden_size": 3584, "intermediate_size": 18944,
-    "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
-    "vocab_size": 152064, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
-    "max_position_embeddings": 32768,
-})
+QWEN25_7B = Model.from_hf_config(
+    {
+        "_name_or_path": "Qwen2.5 7B",
+        "hidden_size": 3584,
+        "intermediate_size": 18944,
+        "num_hidden_layers": 28,
+        "num_attention_heads": 28,
+        "num_key_value_heads": 4,
+        "vocab_size": 152064,
+        "tie_word_embeddings": False,
+        "torch_dtype": "bfloat16",
+        "max_position_embeddings": 32768,
+    }
+)
 
-GPUS = {"A100_80GB": A100_80GB, "A100_80GIB": A100_80GIB, "A100_40GB": A100_40GB,
-        "H100_80GB": H100_80GB, "RTX_3090": RTX_3090}
+GPUS = {
+    "A100_80GB": A100_80GB,
+    "A100_80GIB": A100_80GIB,
+    "A100_40GB": A100_40GB,
+    "H100_80GB": H100_80GB,
+    "RTX_3090": RTX_3090,
+}
 MODELS = {"LLAMA_31_8B": LLAMA_31_8B, "LLAMA_33_70B": LLAMA_33_70B, "QWEN25_7B": QWEN25_7B}
 
 
@@ -254,8 +290,9 @@ def model(name: str | Model) -> Model:
         try:
             return Model.from_hf_config(name)
         except FileNotFoundError as error:
-            raise ValueError(f"model {name!r} names a config.json that is not there "
-                             f"({Path(name).resolve()})") from error
+            raise ValueError(
+                f"model {name!r} names a config.json that is not there ({Path(name).resolve()})"
+            ) from error
     return _lookup("model", name, MODELS, Model)
 
 
@@ -270,10 +307,13 @@ def _lookup(kind: str, name: object, table: dict, cls: type):
 def as_gib(gpu: GPU) -> GPU:
     """The same card with its "GB" read as GiB (80 GB -> 80 GiB), as some lessons read it."""
     if gpu.memory_bytes % 10**9:
-        raise ValueError(f"gpu memory must be a whole number of GB to read it as GiB, "
-                         f"got {gpu.memory_bytes:,} bytes")
-    return GPU(f"{gpu.name} read as GiB", gpu.memory_bytes // 10**9 * GIB, gpu.peak_flops,
-               gpu.bandwidth)
+        raise ValueError(
+            f"gpu memory must be a whole number of GB to read it as GiB, "
+            f"got {gpu.memory_bytes:,} bytes"
+        )
+    return GPU(
+        f"{gpu.name} read as GiB", gpu.memory_bytes // 10**9 * GIB, gpu.peak_flops, gpu.bandwidth
+    )
 
 
 def as_measured(gpu: GPU) -> GPU:
@@ -282,5 +322,10 @@ def as_measured(gpu: GPU) -> GPU:
     of_type("gpu", gpu, GPU)
     if gpu.measured_bytes is None or gpu.measured_bytes == gpu.memory_bytes:
         return gpu
-    return GPU(f"{gpu.name} ({gpu.measured_bytes / GIB:.2f} GiB measured)", gpu.measured_bytes,
-               gpu.peak_flops, gpu.bandwidth, gpu.measured_bytes)
+    return GPU(
+        f"{gpu.name} ({gpu.measured_bytes / GIB:.2f} GiB measured)",
+        gpu.measured_bytes,
+        gpu.peak_flops,
+        gpu.bandwidth,
+        gpu.measured_bytes,
+    )

@@ -132,29 +132,43 @@ class Startup:
             return None
         if not self.loads:
             p = self.parts
-            return (f"torch.OutOfMemoryError: CUDA out of memory. (PyTorch stops vLLM while it "
-                    f"loads the weights: {p.weights_bytes / 1e9:,.2f} GB of weights for each GPU "
-                    f"on a card of {p.gpu_bytes / 1e9:,.1f} GB; its message names the tensor it "
-                    f"could not place and what was still free. vLLM never reaches its cache "
-                    f"check.)")
+            return (
+                f"torch.OutOfMemoryError: CUDA out of memory. (PyTorch stops vLLM while it "
+                f"loads the weights: {p.weights_bytes / 1e9:,.2f} GB of weights for each GPU "
+                f"on a card of {p.gpu_bytes / 1e9:,.1f} GB; its message names the tensor it "
+                f"could not place and what was still free. vLLM never reaches its cache "
+                f"check.)"
+            )
         if self.check_bytes <= 0:
-            return ("ValueError: No available memory for the cache blocks. Try increasing "
-                    "`gpu_memory_utilization` when initializing the engine (this flag also "
-                    "controls CPU memory reservation on the CPU backend, despite its name). "
-                    + DOCS)
+            return (
+                "ValueError: No available memory for the cache blocks. Try increasing "
+                "`gpu_memory_utilization` when initializing the engine (this flag also "
+                "controls CPU memory reservation on the CPU backend, despite its name). " + DOCS
+            )
         fits = self.longest_that_fits
-        estimate = (f"Based on the available memory, the estimated maximum model length is "
-                    f"{fits}. " if fits else "")
-        return (f"ValueError: To serve at least one request with the model's max seq len "
-                f"({self.longest}), ({format_gib(self.needed_bytes)} GiB KV cache is needed, "
-                f"which is larger than the available KV cache memory "
-                f"({format_gib(self.check_bytes)} GiB). {estimate}Try increasing "
-                f"`gpu_memory_utilization` (which also controls CPU memory on the CPU backend) "
-                f"or decreasing `max_model_len` when initializing the engine. " + DOCS)
+        estimate = (
+            f"Based on the available memory, the estimated maximum model length is {fits}. "
+            if fits
+            else ""
+        )
+        return (
+            f"ValueError: To serve at least one request with the model's max seq len "
+            f"({self.longest}), ({format_gib(self.needed_bytes)} GiB KV cache is needed, "
+            f"which is larger than the available KV cache memory "
+            f"({format_gib(self.check_bytes)} GiB). {estimate}Try increasing "
+            f"`gpu_memory_utilization` (which also controls CPU memory on the CPU backend) "
+            f"or decreasing `max_model_len` when initializing the engine. " + DOCS
+        )
 
 
-def startup(gpu: GPU, model: Model, share: int = VLLM_SHARE, longest: int = 131_072,
-            reserve_bytes: float = PROFILED_BYTES, tp: int = 1) -> Startup:
+def startup(
+    gpu: GPU,
+    model: Model,
+    share: int = VLLM_SHARE,
+    longest: int = 131_072,
+    reserve_bytes: float = PROFILED_BYTES,
+    tp: int = 1,
+) -> Startup:
     """Walk vLLM 0.33's start-up for `model` on `tp` cards of `gpu` at a whole-percent `share`.
 
     The share is of the card's measured total (`gpu.total_bytes`). `longest` is

@@ -49,8 +49,11 @@ TOKENS_AS_CONCURRENCY_SINCE = "0.20.1"  # "GPU KV cache size" = concurrency x ma
 LARGEST_TIER_GIB = 160  # B200 / B300 class (since 0.28.0)
 LARGE_TIER_GIB = 70  # H100 / H200 class, unless the card's name says A100
 # (max_num_batched_tokens for vllm serve, for the LLM class, max_num_seqs) per tier
-TIERS = {"largest": (16_384, 16_384, 1_024), "large": (8_192, 16_384, 1_024),
-         "other": (2_048, 8_192, 256)}
+TIERS = {
+    "largest": (16_384, 16_384, 1_024),
+    "large": (8_192, 16_384, 1_024),
+    "other": (2_048, 8_192, 256),
+}
 
 
 @dataclass(frozen=True)

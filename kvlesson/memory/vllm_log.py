@@ -69,8 +69,11 @@ class VllmLog:
     @property
     def found(self) -> dict[str, float | int]:
         """The figures the log gave, by name."""
-        return {f.name: getattr(self, f.name) for f in fields(self)
-                if f.name not in SIGNS and getattr(self, f.name) is not None}
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if f.name not in SIGNS and getattr(self, f.name) is not None
+        }
 
     @property
     def refused(self) -> bool:
@@ -83,11 +86,15 @@ class VllmLog:
         if self.refusal is not None and not generic:
             return f"vLLM stopped at start-up ({self.refusal.name}): {self.refusal.meaning}"
         if self.needed_gib is not None or self.refused_len is not None:
-            return ("vLLM stopped at start-up (one request does not fit): the pool cannot hold "
-                    "one request of max_model_len tokens")
+            return (
+                "vLLM stopped at start-up (one request does not fit): the pool cannot hold "
+                "one request of max_model_len tokens"
+            )
         if self.kv_cache_gib is not None and self.kv_cache_gib <= 0:
-            return (f"vLLM stopped at start-up (no room for a cache): the cache memory left is "
-                    f"{self.kv_cache_gib:g} GiB")
+            return (
+                f"vLLM stopped at start-up (no room for a cache): the cache memory left is "
+                f"{self.kv_cache_gib:g} GiB"
+            )
         if self.gpu_blocks == 0:
             return "vLLM stopped at start-up (no room for a cache): 0 blocks"
         if generic:
@@ -117,7 +124,9 @@ def read_vllm_log(text: str) -> VllmLog:
     652346
     """
     if not isinstance(text, str):
-        hint = " (decode bytes first: text.decode())" if isinstance(text, (bytes, bytearray)) else ""
+        hint = (
+            " (decode bytes first: text.decode())" if isinstance(text, (bytes, bytearray)) else ""
+        )
         raise TypeError(f"text must be the log as a str, not {type(text).__name__}{hint}")
     values: dict[str, object] = {}
     for name, patterns in FIGURES.items():
@@ -125,14 +134,25 @@ def read_vllm_log(text: str) -> VllmLog:
         if found is not None:
             values[name] = int(found) if name in WHOLE else found
     refusal = next((r for r in REFUSALS if re.search(r.pattern, text, re.DOTALL)), None)
-    read = [line for line in text.splitlines()
-            if any(re.search(p, line, re.MULTILINE) for patterns in FIGURES.values() for p in patterns)]
-    unknown = tuple(line.strip() for line in text.splitlines()
-                    if re.search(CACHE_WORDS, line) and line not in read
-                    and not any(re.search(r.pattern, line) for r in REFUSALS))
-    return VllmLog(**values, refusal=refusal,
-                   hybrid=any(re.search(s, text, re.IGNORECASE) for s in HYBRID_SIGNS),
-                   tpu=any(re.search(s, text) for s in TPU_SIGNS), unknown=unknown)
+    read = [
+        line
+        for line in text.splitlines()
+        if any(re.search(p, line, re.MULTILINE) for patterns in FIGURES.values() for p in patterns)
+    ]
+    unknown = tuple(
+        line.strip()
+        for line in text.splitlines()
+        if re.search(CACHE_WORDS, line)
+        and line not in read
+        and not any(re.search(r.pattern, line) for r in REFUSALS)
+    )
+    return VllmLog(
+        **values,
+        refusal=refusal,
+        hybrid=any(re.search(s, text, re.IGNORECASE) for s in HYBRID_SIGNS),
+        tpu=any(re.search(s, text) for s in TPU_SIGNS),
+        unknown=unknown,
+    )
 
 
 def _last(text: str, patterns: list[str]) -> float | None:
@@ -175,8 +195,9 @@ class LogCheck:
 VERDICTS = ("predicted", "refused", "cannot predict", "read", "unread", "disagrees")
 
 
-def check_log(log: VllmLog, gpu: GPU, share: int, model: Model | None = None,
-              tp: int = 1) -> LogCheck:
+def check_log(
+    log: VllmLog, gpu: GPU, share: int, model: Model | None = None, tp: int = 1
+) -> LogCheck:
     """Hold `log` against `gpu` at a whole-percent `share` of its measured total, and against
     `model` split over `tp` GPUs; end in a verdict and its reason."""
     of_type("log", log, VllmLog)
@@ -194,8 +215,10 @@ def check_log(log: VllmLog, gpu: GPU, share: int, model: Model | None = None,
     predicted = span = agree = None
     if model is not None and log.kv_cache_gib is not None and log.kv_cache_gib > 0:
         predicted = pool_tokens(log.kv_cache_gib * GIB, model, tp)
-        span = (pool_tokens((log.kv_cache_gib - HALF_STEP) * GIB, model, tp),
-                pool_tokens((log.kv_cache_gib + HALF_STEP) * GIB, model, tp))
+        span = (
+            pool_tokens((log.kv_cache_gib - HALF_STEP) * GIB, model, tp),
+            pool_tokens((log.kv_cache_gib + HALF_STEP) * GIB, model, tp),
+        )
         if log.tokens is not None:
             agree = any(span[0] <= tokens <= span[1] for tokens in _as_logged(span, log))
     concurrency = None
@@ -204,8 +227,9 @@ def check_log(log: VllmLog, gpu: GPU, share: int, model: Model | None = None,
         concurrency = abs(exact - log.max_concurrency) <= HALF_STEP + 1e-9
     check = LogCheck(log, budget, rest, per_token, predicted, span, agree, concurrency)
     verdict, reason = _verdict(check, model, tp)
-    return LogCheck(log, budget, rest, per_token, predicted, span, agree, concurrency,
-                    verdict, reason)
+    return LogCheck(
+        log, budget, rest, per_token, predicted, span, agree, concurrency, verdict, reason
+    )
 
 
 def _as_logged(span: tuple[int, int], log: VllmLog) -> list[int]:
@@ -223,15 +247,21 @@ def cannot_predict(log: VllmLog, model: Model | None = None) -> list[str]:
     """Why the per-token formula with pages of 16 tokens cannot size this log's pool."""
     reasons = []
     if log.page_tokens is not None and log.page_tokens != BLOCK_TOKENS:
-        reasons.append(f"its pages are {log.page_tokens:,} tokens, not {BLOCK_TOKENS}, so the "
-                       f"pool is cut into other blocks than the package's")
+        reasons.append(
+            f"its pages are {log.page_tokens:,} tokens, not {BLOCK_TOKENS}, so the "
+            f"pool is cut into other blocks than the package's"
+        )
     elif log.tpu:
-        reasons.append(f"it is a TPU's log: the TPU backend sets its own page size (often 128 "
-                       f"or 256 tokens), not the {BLOCK_TOKENS} of vLLM on a GPU")
+        reasons.append(
+            f"it is a TPU's log: the TPU backend sets its own page size (often 128 "
+            f"or 256 tokens), not the {BLOCK_TOKENS} of vLLM on a GPU"
+        )
     if log.hybrid or (model is not None and model.hybrid):
-        reasons.append("its model is hybrid: layers of linear attention or Mamba keep a fixed "
-                       "state per request in the same pool, which no per-token formula sizes "
-                       "(vllm/v1/kv_cache_interface.py:1135-1141)")
+        reasons.append(
+            "its model is hybrid: layers of linear attention or Mamba keep a fixed "
+            "state per request in the same pool, which no per-token formula sizes "
+            "(vllm/v1/kv_cache_interface.py:1135-1141)"
+        )
     return reasons
 
 
@@ -242,9 +272,11 @@ def _verdict(check: LogCheck, model: Model | None, tp: int) -> tuple[str, str]:
     if not log.found:
         if log.unknown:
             lines = "1 line speaks" if len(log.unknown) == 1 else f"{len(log.unknown)} lines speak"
-            return "unread", (f"no figure read: {lines} of the cache in a wording this reader "
-                              f"does not know (another server's, or a fork's), e.g. "
-                              f"{log.unknown[0][:80]!r}.")
+            return "unread", (
+                f"no figure read: {lines} of the cache in a wording this reader "
+                f"does not know (another server's, or a fork's), e.g. "
+                f"{log.unknown[0][:80]!r}."
+            )
         return "unread", "no figure read: nothing here is a vLLM start-up log's line."
     reasons = cannot_predict(log, model)
     if check.concurrency_agree is False:
@@ -253,34 +285,49 @@ def _verdict(check: LogCheck, model: Model | None, tp: int) -> tuple[str, str]:
         kind = "cannot predict" if cannot_predict(log, model) else "disagrees"
         return kind, "; ".join(reasons) + "."
     if model is None:
-        return "read", ("read, with no model to predict from" +
-                        (": its cache size and its concurrency agree with each other."
-                         if check.concurrency_agree else "."))
+        return "read", (
+            "read, with no model to predict from"
+            + (
+                ": its cache size and its concurrency agree with each other."
+                if check.concurrency_agree
+                else "."
+            )
+        )
     if check.tokens_agree is None:
         if check.predicted_tokens is not None:
-            return "read", (f"read: {log.kv_cache_gib:.2f} GiB of cache would hold "
-                            f"{check.predicted_tokens:,} tokens of {model.name}, and the log "
-                            f"gives no tokens to hold that against.")
+            return "read", (
+                f"read: {log.kv_cache_gib:.2f} GiB of cache would hold "
+                f"{check.predicted_tokens:,} tokens of {model.name}, and the log "
+                f"gives no tokens to hold that against."
+            )
         return "read", "read: the log gives no cache memory to predict its pool from."
     low, high = check.tokens_range
     if check.tokens_agree:
-        return "predicted", (f"predicted: {log.kv_cache_gib:.2f} GiB hold {low:,} to {high:,} "
-                             f"tokens of {model.name}, and the log says {log.tokens:,}.")
+        return "predicted", (
+            f"predicted: {log.kv_cache_gib:.2f} GiB hold {low:,} to {high:,} "
+            f"tokens of {model.name}, and the log says {log.tokens:,}."
+        )
     if tp > 1 and log.tokens < low:
-        return "cannot predict", (f"with {tp} GPUs vLLM cuts every GPU to the smallest one's "
-                                  f"blocks and logs only the first GPU's memory, so the "
-                                  f"{log.tokens:,} tokens may be fewer than this GPU's "
-                                  f"{log.kv_cache_gib:.2f} GiB hold ({low:,} to {high:,}).")
-    return "disagrees", (f"{log.kv_cache_gib:.2f} GiB hold {low:,} to {high:,} tokens of "
-                         f"{model.name} at {model.cache_bytes_per_token(tp):,} bytes a token "
-                         f"per GPU, and the log says {log.tokens:,}: check the model, its "
-                         f"cache precision and the number of GPUs.")
+        return "cannot predict", (
+            f"with {tp} GPUs vLLM cuts every GPU to the smallest one's "
+            f"blocks and logs only the first GPU's memory, so the "
+            f"{log.tokens:,} tokens may be fewer than this GPU's "
+            f"{log.kv_cache_gib:.2f} GiB hold ({low:,} to {high:,})."
+        )
+    return "disagrees", (
+        f"{log.kv_cache_gib:.2f} GiB hold {low:,} to {high:,} tokens of "
+        f"{model.name} at {model.cache_bytes_per_token(tp):,} bytes a token "
+        f"per GPU, and the log says {log.tokens:,}: check the model, its "
+        f"cache precision and the number of GPUs."
+    )
 
 
 def _concurrency_disagrees(log: VllmLog) -> str:
     exact = log.tokens / log.concurrency_len
-    return (f"its cache size is not its concurrency times the length ({log.tokens:,} / "
-            f"{log.concurrency_len:,} = {exact:.2f}, the log says {log.max_concurrency:.2f}x): "
-            f"before vLLM 0.20.1 a model with several KV cache groups (hybrid or "
-            f"sliding-window) logged its size per group (0.20.0's "
-            f"vllm/v1/core/kv_cache_utils.py:1694), else the log was edited")
+    return (
+        f"its cache size is not its concurrency times the length ({log.tokens:,} / "
+        f"{log.concurrency_len:,} = {exact:.2f}, the log says {log.max_concurrency:.2f}x): "
+        f"before vLLM 0.20.1 a model with several KV cache groups (hybrid or "
+        f"sliding-window) logged its size per group (0.20.0's "
+        f"vllm/v1/core/kv_cache_utils.py:1694), else the log was edited"
+    )

@@ -76,9 +76,15 @@ def burst_arrivals(chats: Iterable, size: int, every: float) -> list[Request]:
     return [Request(chat.prompt, chat.reply, (i // size) * every) for i, chat in enumerate(chats)]
 
 
-def office_day(people: int = 30, turns: int = 8, system: int = 400, seed: int = 0,
-               think: float = 60.0, message: tuple[int, int] = (20, 400),
-               reply: tuple[int, int] = (40, 400)) -> list[Request]:
+def office_day(
+    people: int = 30,
+    turns: int = 8,
+    system: int = 400,
+    seed: int = 0,
+    think: float = 60.0,
+    message: tuple[int, int] = (20, 400),
+    reply: tuple[int, int] = (40, 400),
+) -> list[Request]:
     """Multi-turn conversations: `people` users, each sending `turns` messages.
 
     Every user starts at a random moment of the first `think` seconds and sends
@@ -102,15 +108,24 @@ def office_day(people: int = 30, turns: int = 8, system: int = 400, seed: int = 
         for _ in range(turns):
             prompt = history + log_uniform(*message)
             answer = log_uniform(*reply)
-            out.append(Request(prompt, answer, clock,
-                               (("system", system), (f"user {person}", prompt + answer))))
+            out.append(
+                Request(
+                    prompt, answer, clock, (("system", system), (f"user {person}", prompt + answer))
+                )
+            )
             history = prompt + answer
             clock += rng.expovariate(1 / think)
     return sorted(out, key=lambda request: request.arrives)
 
 
-def agents(count: int = 6, requests: int = 6, seed: int = 0,
-           prompt: tuple[int, int] = (4_000, 28_000), reply: tuple[int, int] = (200, 1_500), every: float = 20.0) -> list[Request]:
+def agents(
+    count: int = 6,
+    requests: int = 6,
+    seed: int = 0,
+    prompt: tuple[int, int] = (4_000, 28_000),
+    reply: tuple[int, int] = (200, 1_500),
+    every: float = 20.0,
+) -> list[Request]:
     """Coding agents (seed 001): `count` agents, each sending `requests` long requests, the
     first within 5 s, then `every` seconds apart on average (exponential); prompt and reply
     lengths uniform in their ranges, from `random.Random(seed)`."""

@@ -32,8 +32,13 @@ HIDDEN_SEEDS = (2, 3)
 # The office's own card and model, as in seeds 001 and 002: a 24 GB RTX 3090 and Qwen2.5 7B.
 HARDWARE = {"gpu": RTX_3090, "model": QWEN25_7B}
 # The grid the grader searches: every combination (3 x 3 x 3 x 3 x 2 = 162 runs a user and day).
-GRID = {"share": (85, 90, 95), "longest": (8_000, 16_000, 32_000), "cap": (4, 16, 64),
-        "budget": (256, 1_024, None), "admission": (None, 16)}
+GRID = {
+    "share": (85, 90, 95),
+    "longest": (8_000, 16_000, 32_000),
+    "cap": (4, 16, 64),
+    "budget": (256, 1_024, None),
+    "admission": (None, 16),
+}
 
 
 @dataclass(frozen=True)
@@ -62,12 +67,17 @@ class User:
 
     def misses(self, report: Latency) -> list[str]:
         """The targets a run missed, each with by how much."""
-        checks = [("p95 TTFT", report.ttft.p95, self.ttft_p95_s),
-                  ("p99 TTFT", report.ttft.p99, self.ttft_p99_s),
-                  ("p95 TPOT", report.tpot.p95, self.tpot_p95_s)]
-        return [f"{label} is {seconds(got)}, over the target of {seconds(target)} by "
-                f"{seconds(got - target)}" for label, got, target in checks
-                if target is not None and not got <= target]
+        checks = [
+            ("p95 TTFT", report.ttft.p95, self.ttft_p95_s),
+            ("p99 TTFT", report.ttft.p99, self.ttft_p99_s),
+            ("p95 TPOT", report.tpot.p95, self.tpot_p95_s),
+        ]
+        return [
+            f"{label} is {seconds(got)}, over the target of {seconds(target)} by "
+            f"{seconds(got - target)}"
+            for label, got, target in checks
+            if target is not None and not got <= target
+        ]
 
 
 def seconds(value: float) -> str:
@@ -88,8 +98,15 @@ def assistant_day(seed: int) -> list[Request]:
 def office(seed: int) -> list[Request]:
     """30 people, 8 turns each about 30 s apart, a 1,000-token system prompt, messages of
     50..1,500 tokens (some pasted text) and replies of 100..600: history grows every turn."""
-    return office_day(people=30, turns=8, system=1_000, seed=seed, think=30.0,
-                      message=(50, 1_500), reply=(100, 600))
+    return office_day(
+        people=30,
+        turns=8,
+        system=1_000,
+        seed=seed,
+        think=30.0,
+        message=(50, 1_500),
+        reply=(100, 600),
+    )
 
 
 def app_day(seed: int) -> list[Request]:
@@ -97,19 +114,32 @@ def app_day(seed: int) -> list[Request]:
     replies 40..400, all starting with the app's 600-token system prompt."""
     rng = random.Random(seed)
     chats = [Chat(rng.randint(600, 3_000), rng.randint(40, 400)) for _ in range(10 * 16)]
-    return [Request(r.prompt, r.reply, r.arrives, (("app", 600),))
-            for r in burst_arrivals(chats, size=16, every=15.0)]
+    return [
+        Request(r.prompt, r.reply, r.arrives, (("app", 600),))
+        for r in burst_arrivals(chats, size=16, every=15.0)
+    ]
 
 
 WORKLOADS = {"assistant": assistant_day, "office": office, "app": app_day}
 USERS = {
-    "assistant": User("assistant", "a personal assistant: one person who pastes long "
-                      "documents; the first words within 5 s (p95 TTFT)", ttft_p95_s=5.0),
-    "office": User("office", "an office tool for 30 people in long threads; answers start "
-                   "within 0.6 s (p95 TTFT)", ttft_p95_s=0.6),
-    "app": User("app", "a customer app with bursts of 16 customers; the slowest first words "
-                "within 8 s (p99 TTFT) and a steady typing speed (p95 TPOT within 60 ms)",
-                ttft_p99_s=8.0, tpot_p95_s=0.060),
+    "assistant": User(
+        "assistant",
+        "a personal assistant: one person who pastes long "
+        "documents; the first words within 5 s (p95 TTFT)",
+        ttft_p95_s=5.0,
+    ),
+    "office": User(
+        "office",
+        "an office tool for 30 people in long threads; answers start within 0.6 s (p95 TTFT)",
+        ttft_p95_s=0.6,
+    ),
+    "app": User(
+        "app",
+        "a customer app with bursts of 16 customers; the slowest first words "
+        "within 8 s (p99 TTFT) and a steady typing speed (p95 TPOT within 60 ms)",
+        ttft_p99_s=8.0,
+        tpot_p95_s=0.060,
+    ),
 }
 
 
@@ -124,8 +154,9 @@ def as_choice(choice: Choice | dict) -> Choice:
     if isinstance(choice, Choice):
         return choice
     if not isinstance(choice, dict) or set(choice) != set(GRID):
-        raise TypeError(f"a choice must be a dict with exactly the keys {', '.join(GRID)}, "
-                        f"got {choice!r}")
+        raise TypeError(
+            f"a choice must be a dict with exactly the keys {', '.join(GRID)}, got {choice!r}"
+        )
     return Choice(**choice)
 
 
@@ -134,8 +165,16 @@ def run(name: str, choice: Choice, seed: int) -> tuple[Latency | None, str]:
     """The user's day served with `choice`: its latency report, or None and why it failed."""
     day = user(name).workload(seed)
     try:
-        result = serve_fast(day, choice.cap, choice.share, choice.longest, budget=choice.budget,
-                            prefix_caching=True, admission=choice.admission, **HARDWARE)
+        result = serve_fast(
+            day,
+            choice.cap,
+            choice.share,
+            choice.longest,
+            budget=choice.budget,
+            prefix_caching=True,
+            admission=choice.admission,
+            **HARDWARE,
+        )
     except ServerWontStart as error:
         return None, f"the server does not start: {error}"
     except ValueError as error:
@@ -143,8 +182,10 @@ def run(name: str, choice: Choice, seed: int) -> tuple[Latency | None, str]:
     if result.refused:
         longest = max(chat.tokens for chat in day)
         refused = "it" if result.refused == 1 else "them"
-        return None, (f"{past_the_ceiling(result.refused)} of {choice.longest:,} tokens (the "
-                      f"longest is {longest:,}): the server refuses {refused}")
+        return None, (
+            f"{past_the_ceiling(result.refused)} of {choice.longest:,} tokens (the "
+            f"longest is {longest:,}): the server refuses {refused}"
+        )
     return latency(result), ""
 
 
@@ -216,8 +257,10 @@ class Verdict:
 
     def __str__(self) -> str:
         if self.passes:
-            return (f"Meets the target at {self.report.tokens_per_s:,.1f} tokens/s "
-                    f"(the best in the grid: {self.best_tokens_per_s:,.1f}).")
+            return (
+                f"Meets the target at {self.report.tokens_per_s:,.1f} tokens/s "
+                f"(the best in the grid: {self.best_tokens_per_s:,.1f})."
+            )
         return "Not yet: " + "; ".join(self.problems) + "."
 
 
@@ -230,9 +273,11 @@ def verdict(name: str, choice: Choice | dict, seed: int = SHOWN_SEED) -> Verdict
         return Verdict(False, None, top, (failure,))
     problems = user(name).misses(report)
     if report.tokens_per_s < NEAR_BEST * top:
-        problems.append(f"{report.tokens_per_s:,.1f} tokens/s is "
-                        f"{report.tokens_per_s / top:.0%} of the best choice's {top:,.1f} "
-                        f"(needs {NEAR_BEST:.0%})")
+        problems.append(
+            f"{report.tokens_per_s:,.1f} tokens/s is "
+            f"{report.tokens_per_s / top:.0%} of the best choice's {top:,.1f} "
+            f"(needs {NEAR_BEST:.0%})"
+        )
     return Verdict(not problems, report, top, tuple(problems))
 
 

@@ -67,7 +67,9 @@ def lesson_chats(seed: int = SEED, n: int = CHATS) -> list[Chat]:
 def as_chats(chats: Iterable[Chat | tuple[int, int]]) -> list[Chat]:
     """The chats as a list of Chat, accepting (prompt, reply) pairs; never empty."""
     if isinstance(chats, (str, bytes)) or not isinstance(chats, Iterable):
-        raise TypeError(f"chats must be a list of Chat or (prompt, reply) pairs, not {type(chats).__name__}")
+        raise TypeError(
+            f"chats must be a list of Chat or (prompt, reply) pairs, not {type(chats).__name__}"
+        )
     out = []
     for i, chat in enumerate(chats):
         if isinstance(chat, Chat):

@@ -104,8 +104,13 @@ class FastServer:
         bandwidth = setup.gpu.bandwidth
         cap = setup.cap
         reserved_need = -(-setup.longest // BLOCK_TOKENS) if setup.reserved else 0
-        prompt, reply, context, offset, phase = (self.prompt, self.reply, self.context,
-                                                 self.offset, self.phase)
+        prompt, reply, context, offset, phase = (
+            self.prompt,
+            self.reply,
+            self.context,
+            self.offset,
+            self.phase,
+        )
         running, waiting, count = self.running, self.waiting, self.count
         finish_at, finishes, first, last = self.finish_at, self.finishes, self.first, self.last
         queue, lookups, longest = self.queue, 0, 0.0
@@ -196,8 +201,9 @@ class FastServer:
                     compute = flops_per_token * n / peak
                     if (weights + per_token * cache) / bandwidth >= compute:
                         # memory-bound from its first step: an arithmetic series (stretch_seconds)
-                        seconds = (k * weights + per_token * (k * cache + n * (k * (k - 1) // 2))
-                                   ) / bandwidth
+                        seconds = (
+                            k * weights + per_token * (k * cache + n * (k * (k - 1) // 2))
+                        ) / bandwidth
                     else:
                         seconds = stretch_seconds(setup, cache, n, k)
                     clock += seconds
@@ -213,7 +219,7 @@ class FastServer:
                         if stop <= B:
                             free -= rounds * n + sum(count[first_phase:stop])
                         else:
-                            free -= rounds * n + sum(count[first_phase:B]) + sum(count[:stop - B])
+                            free -= rounds * n + sum(count[first_phase:B]) + sum(count[: stop - B])
 
             # Write: the chats whose last token came at `end` finish and free their blocks.
             while finishes and finishes[0][0] == end:
@@ -292,20 +298,43 @@ class FastServer:
         return end
 
 
-def serve_fast(chats: Iterable, cap: int, share: int | None = None,
-               longest: int | None = LESSON_LONGEST, reserved: bool = False, *,
-               blocks: int | None = None, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-               reserve_bytes: float = RESERVE_BYTES, budget: int | None = None,
-               prefix_caching: bool = False, admission: int | None = None,
-               admit_rule: str = WHOLE_PROMPT) -> ServeResult:
+def serve_fast(
+    chats: Iterable,
+    cap: int,
+    share: int | None = None,
+    longest: int | None = LESSON_LONGEST,
+    reserved: bool = False,
+    *,
+    blocks: int | None = None,
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    reserve_bytes: float = RESERVE_BYTES,
+    budget: int | None = None,
+    prefix_caching: bool = False,
+    admission: int | None = None,
+    admit_rule: str = WHOLE_PROMPT,
+) -> ServeResult:
     """`server.serve`, event to event: the same settings, checks and results, much faster.
 
     The lesson's runs (every chat at time zero, none of notebook 6's settings)
     take the closed form above; the others skip calm stretches on the
     reference's own state (`fast_traffic_engine`).
     """
-    chats, setup = start(chats, cap, share, longest, reserved, blocks, gpu, model,
-                         reserve_bytes, budget, prefix_caching, admission, admit_rule)
+    chats, setup = start(
+        chats,
+        cap,
+        share,
+        longest,
+        reserved,
+        blocks,
+        gpu,
+        model,
+        reserve_bytes,
+        budget,
+        prefix_caching,
+        admission,
+        admit_rule,
+    )
     arrives = [chat.arrives for chat in chats]
     if setup.lesson and not any(arrives):
         server = FastServer(chats, setup)
@@ -313,5 +342,6 @@ def serve_fast(chats: Iterable, cap: int, share: int | None = None,
         server = SkippingServer(chats, setup)
     server.run()
     outside = server.door.outside if isinstance(server, SkippingServer) else []  # no proxy
-    return summarize(setup, server.reply, arrives, server.tally, server.first, server.last,
-                     server.queue, outside)
+    return summarize(
+        setup, server.reply, arrives, server.tally, server.first, server.last, server.queue, outside
+    )

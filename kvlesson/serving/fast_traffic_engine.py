@@ -158,7 +158,7 @@ class SkippingServer(Server):
             name = self.names(i)[j]
             if name in taken_names or name in self.pool.users:
                 continue
-            taken = (t // BLOCK_TOKENS) * n + sum(count[1:t % BLOCK_TOKENS + 1])
+            taken = (t // BLOCK_TOKENS) * n + sum(count[1 : t % BLOCK_TOKENS + 1])
             if name in self.pool.cached and not self.pool.evicted_by(name, taken):
                 continue
             taken_names.add(name)

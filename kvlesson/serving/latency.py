@@ -103,13 +103,21 @@ def chat_times(result: ServeResult) -> pd.DataFrame:
     to end, in seconds."""
     of_type("result", result, ServeResult)
     rows = {}
-    for i, (sent, first, last, reply) in enumerate(zip(
-            result.arrives_s, result.first_token_s, result.last_token_s, result.replies)):
+    for i, (sent, first, last, reply) in enumerate(
+        zip(result.arrives_s, result.first_token_s, result.last_token_s, result.replies)
+    ):
         if first is None:
             continue
         tpot = (last - first) / (reply - 1) if reply > 1 else float("nan")
-        rows[i] = {"sent_s": sent, "first_s": first, "last_s": last, "reply": reply,
-                   "ttft_s": first - sent, "tpot_s": tpot, "e2e_s": last - sent}
+        rows[i] = {
+            "sent_s": sent,
+            "first_s": first,
+            "last_s": last,
+            "reply": reply,
+            "ttft_s": first - sent,
+            "tpot_s": tpot,
+            "e2e_s": last - sent,
+        }
     return pd.DataFrame.from_dict(rows, orient="index", columns=COLUMNS)
 
 
@@ -117,13 +125,19 @@ def latency(result: ServeResult) -> Latency:
     """The run's TTFT, TPOT, ITL and end-to-end spreads, and its counts."""
     times = chat_times(result)
     return Latency(
-        ttft=Spread.of(times["ttft_s"]), tpot=Spread.of(times["tpot_s"].dropna()),
-        itl=Spread.of(result.gaps.values()), e2e=Spread.of(times["e2e_s"]),
-        served=len(times), refused=result.refused,
-        proxy_refusals=result.proxy_refusals, hit_rate=result.hit_rate,
-        tokens_per_s=result.tokens_per_s, pauses=result.pauses,
+        ttft=Spread.of(times["ttft_s"]),
+        tpot=Spread.of(times["tpot_s"].dropna()),
+        itl=Spread.of(result.gaps.values()),
+        e2e=Spread.of(times["e2e_s"]),
+        served=len(times),
+        refused=result.refused,
+        proxy_refusals=result.proxy_refusals,
+        hit_rate=result.hit_rate,
+        tokens_per_s=result.tokens_per_s,
+        pauses=result.pauses,
         most_waiting=max((waiting for _, waiting, _ in result.queue), default=0),
-        longest_step_s=result.longest_step_s)
+        longest_step_s=result.longest_step_s,
+    )
 
 
 def queue_frame(result: ServeResult) -> pd.DataFrame:

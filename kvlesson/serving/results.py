@@ -81,15 +81,24 @@ class Tally:
     stretches: list[Stretch] = field(default_factory=list)  # the fast engine's calm stretches
 
 
-def note_queue(queue: list[tuple[float, int, int]], clock: float, waiting: int,
-               running: int) -> None:
+def note_queue(
+    queue: list[tuple[float, int, int]], clock: float, waiting: int, running: int
+) -> None:
     """Add (clock, waiting, running) to the queue's history if either count changed."""
     if not queue or queue[-1][1:] != (waiting, running):
         queue.append((clock, waiting, running))
 
 
-def summarize(setup: Setup, replies: list[int], arrives: list[float], tally: Tally,
-              first: list, last: list, queue: list, outside: list = ()) -> ServeResult:
+def summarize(
+    setup: Setup,
+    replies: list[int],
+    arrives: list[float],
+    tally: Tally,
+    first: list,
+    last: list,
+    queue: list,
+    outside: list = (),
+) -> ServeResult:
     """The reported figures of a finished run, chat i given by its reply length and arrival.
 
     The wait between words is worked out per chat, (last - first) / (reply - 1),
@@ -100,14 +109,28 @@ def summarize(setup: Setup, replies: list[int], arrives: list[float], tally: Tal
     gaps = [(last[i] - first[i]) / (replies[i] - 1) for i in served if replies[i] > 1]
     wait = 1000 * sum(gaps) / len(gaps) if gaps else float("nan")
     return ServeResult(
-        cap=setup.cap, blocks=setup.blocks, tokens=sum([replies[i] for i in served]),
-        seconds=tally.clock, steps=tally.steps, pauses=tally.pauses,
-        rebuilt_tokens=tally.rebuilt, avg_running=tally.busy / tally.clock, wait_ms=wait,
-        refused=len(replies) - len(served), first_token_s=tuple(first), last_token_s=tuple(last),
-        arrives_s=tuple(arrives), replies=tuple(replies), proxy_refusals=tally.refusals,
-        hit_tokens=tally.hits, lookup_tokens=tally.lookups, queue=tuple(queue),
-        outside=tuple(outside), longest_step_s=tally.longest_step,
-        gaps=TokenGaps(tuple(tally.gaps.items()), tuple(tally.stretches), setup.roofline))
+        cap=setup.cap,
+        blocks=setup.blocks,
+        tokens=sum([replies[i] for i in served]),
+        seconds=tally.clock,
+        steps=tally.steps,
+        pauses=tally.pauses,
+        rebuilt_tokens=tally.rebuilt,
+        avg_running=tally.busy / tally.clock,
+        wait_ms=wait,
+        refused=len(replies) - len(served),
+        first_token_s=tuple(first),
+        last_token_s=tuple(last),
+        arrives_s=tuple(arrives),
+        replies=tuple(replies),
+        proxy_refusals=tally.refusals,
+        hit_tokens=tally.hits,
+        lookup_tokens=tally.lookups,
+        queue=tuple(queue),
+        outside=tuple(outside),
+        longest_step_s=tally.longest_step,
+        gaps=TokenGaps(tuple(tally.gaps.items()), tuple(tally.stretches), setup.roofline),
+    )
 
 
 @dataclass(frozen=True)

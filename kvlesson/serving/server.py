@@ -60,8 +60,7 @@ class Server:
         self.chats = chats
         self.setup = setup
         n = len(chats)
-        self.door = Door([(chats[i].arrives, i) for i in accepted(setup, chats)],
-                         setup.admission)
+        self.door = Door([(chats[i].arrives, i) for i in accepted(setup, chats)], setup.admission)
         self.waiting: deque[int] = deque()
         self.running: list[int] = []
         self.prompt = [chat.prompt for chat in chats]
@@ -128,28 +127,47 @@ class Server:
         held = {i: len(self.slots[i]) for i in running}
         private = {i: self.slots[i].count(None) for i in running}
         context = {i: self.context(i) for i in running}
-        args = (self.tally.steps, running, held, context, self.pool.free, tuple(joined),
-                tuple(paused))
-        rest = dict(slices=dict(self.slices), private=private, shared=len(self.pool.users),
-                    waiting=len(self.waiting), start=start)
-        return lambda wrote, finished: Step(*args, finished, seconds, self.tally.clock,
-                                            wrote=wrote, **rest)
+        args = (
+            self.tally.steps,
+            running,
+            held,
+            context,
+            self.pool.free,
+            tuple(joined),
+            tuple(paused),
+        )
+        rest = dict(
+            slices=dict(self.slices),
+            private=private,
+            shared=len(self.pool.users),
+            waiting=len(self.waiting),
+            start=start,
+        )
+        return lambda wrote, finished: Step(
+            *args, finished, seconds, self.tally.clock, wrote=wrote, **rest
+        )
 
     def arrive(self) -> None:
         """Let in the requests whose time has come; jump over idle time first."""
         idle = not self.waiting and not self.running
         if idle and self.door and self.door.next_time > self.tally.clock:
             self.tally.clock = self.door.next_time
-        self.waiting.extend(self.door.let_in(self.tally.clock,
-                                             len(self.waiting) + len(self.running)))
+        self.waiting.extend(
+            self.door.let_in(self.tally.clock, len(self.waiting) + len(self.running))
+        )
         self.tally.refusals = self.door.refusals
 
     def grow(self) -> list[int]:
         """Each chat with one token to read takes it, and a block if it starts one;
         pause the newest to make room."""
         paused = []
-        running, prompt, made, read, slots = (self.running, self.prompt, self.made, self.read,
-                                              self.slots)
+        running, prompt, made, read, slots = (
+            self.running,
+            self.prompt,
+            self.made,
+            self.read,
+            self.slots,
+        )
         k = 0
         while k < len(running):
             i = running[k]
@@ -248,8 +266,14 @@ class Server:
         """Chats that read their whole context write a token; finished chats free their blocks.
         Returns who wrote and who finished."""
         wrote, finished = [], []
-        prompt, reply, made, read, first, last = (self.prompt, self.reply, self.made, self.read,
-                                                  self.first, self.last)
+        prompt, reply, made, read, first, last = (
+            self.prompt,
+            self.reply,
+            self.made,
+            self.read,
+            self.first,
+            self.last,
+        )
         clock, slices, caching = self.tally.clock, self.slices, self.setup.caching
         gaps = self.tally.gaps
         for i in self.running:
@@ -286,16 +310,34 @@ class Server:
                 slots[j] = names[j]
 
     def result(self) -> ServeResult:
-        return summarize(self.setup, self.reply, [chat.arrives for chat in self.chats], self.tally,
-                         self.first, self.last, self.queue, self.door.outside)
+        return summarize(
+            self.setup,
+            self.reply,
+            [chat.arrives for chat in self.chats],
+            self.tally,
+            self.first,
+            self.last,
+            self.queue,
+            self.door.outside,
+        )
 
 
-def serve(chats: Iterable, cap: int, share: int | None = None,
-          longest: int | None = LESSON_LONGEST, reserved: bool = False, *,
-          blocks: int | None = None, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-          reserve_bytes: float = RESERVE_BYTES, budget: int | None = None,
-          prefix_caching: bool = False, admission: int | None = None,
-          admit_rule: str = WHOLE_PROMPT) -> ServeResult:
+def serve(
+    chats: Iterable,
+    cap: int,
+    share: int | None = None,
+    longest: int | None = LESSON_LONGEST,
+    reserved: bool = False,
+    *,
+    blocks: int | None = None,
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    reserve_bytes: float = RESERVE_BYTES,
+    budget: int | None = None,
+    prefix_caching: bool = False,
+    admission: int | None = None,
+    admit_rule: str = WHOLE_PROMPT,
+) -> ServeResult:
     """Serve `chats` step by step with at most `cap` running at once.
 
     The pool comes from `share` (percent, default 90) or from `blocks`;
@@ -304,9 +346,23 @@ def serve(chats: Iterable, cap: int, share: int | None = None,
     `prefix_caching`, `admission` and `admit_rule` ("whole prompt", vLLM 0.19
     on; "first chunk" before) are notebook 6's; chats may be Requests.
     """
-    server = Server(*start(chats, cap, share, longest, reserved, blocks, gpu, model,
-                           reserve_bytes, budget, prefix_caching, admission, admit_rule))
+    server = Server(
+        *start(
+            chats,
+            cap,
+            share,
+            longest,
+            reserved,
+            blocks,
+            gpu,
+            model,
+            reserve_bytes,
+            budget,
+            prefix_caching,
+            admission,
+            admit_rule,
+        )
+    )
     while not server.done:
         server.step()
     return server.result()
-

@@ -80,8 +80,13 @@ class Setup:
         """The step time's terms, looked up once: 2 x params, peak, weight bytes,
         cache bytes a token, bandwidth."""
         model, gpu = self.model, self.gpu
-        return (2 * model.params, gpu.peak_flops, model.weights_bytes, model.bytes_per_token,
-                gpu.bandwidth)
+        return (
+            2 * model.params,
+            gpu.peak_flops,
+            model.weights_bytes,
+            model.bytes_per_token,
+            gpu.bandwidth,
+        )
 
     def step_seconds(self, tokens_read: int, cache_tokens: int) -> float:
         """One step: the arithmetic for the tokens read, or the bytes moved (weights
@@ -92,11 +97,20 @@ class Setup:
         return max(compute, memory)
 
 
-def make_setup(cap: int, share: int | None = None, longest: int | None = LESSON_LONGEST,
-               reserved: bool = False, blocks: int | None = None, gpu: GPU = A100_80GB,
-               model: Model = LLAMA_31_8B, reserve_bytes: float = RESERVE_BYTES,
-               budget: int | None = None, prefix_caching: bool = False,
-               admission: int | None = None, admit_rule: str = WHOLE_PROMPT) -> Setup:
+def make_setup(
+    cap: int,
+    share: int | None = None,
+    longest: int | None = LESSON_LONGEST,
+    reserved: bool = False,
+    blocks: int | None = None,
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    reserve_bytes: float = RESERVE_BYTES,
+    budget: int | None = None,
+    prefix_caching: bool = False,
+    admission: int | None = None,
+    admit_rule: str = WHOLE_PROMPT,
+) -> Setup:
     """Check the settings and size the pool; raise ServerWontStart if it cannot start.
 
     The pool comes from `share` (default 90%) or, instead, straight from `blocks`.
@@ -118,8 +132,9 @@ def make_setup(cap: int, share: int | None = None, longest: int | None = LESSON_
     elif reserved:
         raise ValueError("reserved=True needs a ceiling: give longest (tokens, 1 or more)")
     if reserved and prefix_caching:
-        raise ValueError("prefix_caching needs blocks handed out as chats grow: "
-                         "use it with reserved=False")
+        raise ValueError(
+            "prefix_caching needs blocks handed out as chats grow: use it with reserved=False"
+        )
     if blocks is None:
         parts = memory_parts(LESSON_SHARE if share is None else share, gpu, model, reserve_bytes)
         if longest is not None:
@@ -133,9 +148,11 @@ def make_setup(cap: int, share: int | None = None, longest: int | None = LESSON_
         if longest is not None and blocks < blocks_for(longest):
             raise ServerWontStart(
                 f"blocks must be at least {blocks_for(longest):,} to hold one chat of the "
-                f"longest length ({longest:,} tokens), got {blocks:,}")
-    return Setup(cap, blocks, longest, reserved, gpu, model, budget, prefix_caching, admission,
-                 admit_rule)
+                f"longest length ({longest:,} tokens), got {blocks:,}"
+            )
+    return Setup(
+        cap, blocks, longest, reserved, gpu, model, budget, prefix_caching, admission, admit_rule
+    )
 
 
 def accepted(setup: Setup, chats: list[Chat]) -> list[int]:
@@ -144,7 +161,9 @@ def accepted(setup: Setup, chats: list[Chat]) -> list[int]:
     limit = setup.longest if setup.longest is not None else setup.blocks * BLOCK_TOKENS
     ids = [i for i, chat in enumerate(chats) if chat.prompt + chat.reply <= limit]
     if not ids:
-        ceiling = f"{setup.longest:,} tokens" if setup.longest else f"the pool of {setup.blocks:,} blocks"
+        ceiling = (
+            f"{setup.longest:,} tokens" if setup.longest else f"the pool of {setup.blocks:,} blocks"
+        )
         raise ValueError(f"every chat passes the ceiling ({ceiling}); nothing to serve")
     return ids
 
@@ -155,11 +174,34 @@ def past_the_ceiling(refused: int) -> str:
     return f"{counted(refused, 'chat')} {'passes' if refused == 1 else 'pass'} the ceiling"
 
 
-def start(chats: Iterable, cap: int, share: int | None, longest: int | None, reserved: bool,
-          blocks: int | None, gpu: GPU, model: Model, reserve_bytes: float,
-          budget: int | None, prefix_caching: bool, admission: int | None,
-          admit_rule: str = WHOLE_PROMPT) -> tuple[list[Request], Setup]:
+def start(
+    chats: Iterable,
+    cap: int,
+    share: int | None,
+    longest: int | None,
+    reserved: bool,
+    blocks: int | None,
+    gpu: GPU,
+    model: Model,
+    reserve_bytes: float,
+    budget: int | None,
+    prefix_caching: bool,
+    admission: int | None,
+    admit_rule: str = WHOLE_PROMPT,
+) -> tuple[list[Request], Setup]:
     """The chats as Requests and the checked settings, for either engine."""
     chats = as_requests(chats)
-    return chats, make_setup(cap, share, longest, reserved, blocks, gpu, model, reserve_bytes,
-                             budget, prefix_caching, admission, admit_rule)
+    return chats, make_setup(
+        cap,
+        share,
+        longest,
+        reserved,
+        blocks,
+        gpu,
+        model,
+        reserve_bytes,
+        budget,
+        prefix_caching,
+        admission,
+        admit_rule,
+    )

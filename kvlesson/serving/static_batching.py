@@ -38,10 +38,12 @@ def static_batches(chats: Iterable, size: int, **settings) -> Batched:
     size = whole("size", size, 1)
     first, last, clock = [], [], 0.0
     for start in range(0, len(chats), size):
-        batch = serve(chats[start:start + size], size, **settings)
+        batch = serve(chats[start : start + size], size, **settings)
         if batch.refused:
-            raise ValueError(f"{past_the_ceiling(batch.refused)}; static_batches needs "
-                             "every chat served (raise longest)")
+            raise ValueError(
+                f"{past_the_ceiling(batch.refused)}; static_batches needs "
+                "every chat served (raise longest)"
+            )
         first += [clock + t for t in batch.first_token_s]
         last += [clock + t for t in batch.last_token_s]
         clock += batch.seconds

@@ -23,8 +23,19 @@ from kvlesson.serving.server import LESSON_LONGEST, serve
 CAPS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # the lesson's caps
 PAYS = 0.10  # a doubling "pays" if it adds at least 10% to tokens/s (a choice)
 
-COLUMNS = ["cap", "tokens_per_s", "wait_ms", "gain", "wait_ratio", "pauses",
-           "rebuilt_tokens", "avg_running", "steps", "seconds", "refused"]
+COLUMNS = [
+    "cap",
+    "tokens_per_s",
+    "wait_ms",
+    "gain",
+    "wait_ratio",
+    "pauses",
+    "rebuilt_tokens",
+    "avg_running",
+    "steps",
+    "seconds",
+    "refused",
+]
 
 
 # The server behind a sweep: the fast engine for sliders, or the step-by-step reference.
@@ -38,10 +49,19 @@ def pick_engine(name: str):
     return ENGINES[name]
 
 
-def cap_sweep(chats: Iterable[Chat], caps: Sequence[int] = CAPS, share: int | None = None,
-              longest: int | None = LESSON_LONGEST, reserved: bool = False, *,
-              blocks: int | None = None, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B,
-              reserve_bytes: float = RESERVE_BYTES, engine: str = "fast") -> pd.DataFrame:
+def cap_sweep(
+    chats: Iterable[Chat],
+    caps: Sequence[int] = CAPS,
+    share: int | None = None,
+    longest: int | None = LESSON_LONGEST,
+    reserved: bool = False,
+    *,
+    blocks: int | None = None,
+    gpu: GPU = A100_80GB,
+    model: Model = LLAMA_31_8B,
+    reserve_bytes: float = RESERVE_BYTES,
+    engine: str = "fast",
+) -> pd.DataFrame:
     """Serve the same chats at every cap; one row per cap.
 
     `gain` is what the step from the previous cap added to tokens/s (0.082 is
@@ -57,12 +77,30 @@ def cap_sweep(chats: Iterable[Chat], caps: Sequence[int] = CAPS, share: int | No
     run = pick_engine(engine)
     rows = []
     for cap in caps:
-        result = run(chats, cap, share, longest, reserved, blocks=blocks, gpu=gpu, model=model,
-                     reserve_bytes=reserve_bytes)
-        rows.append({"cap": cap, "tokens_per_s": result.tokens_per_s, "wait_ms": result.wait_ms,
-                     "pauses": result.pauses, "rebuilt_tokens": result.rebuilt_tokens,
-                     "avg_running": result.avg_running, "steps": result.steps,
-                     "seconds": result.seconds, "refused": result.refused})
+        result = run(
+            chats,
+            cap,
+            share,
+            longest,
+            reserved,
+            blocks=blocks,
+            gpu=gpu,
+            model=model,
+            reserve_bytes=reserve_bytes,
+        )
+        rows.append(
+            {
+                "cap": cap,
+                "tokens_per_s": result.tokens_per_s,
+                "wait_ms": result.wait_ms,
+                "pauses": result.pauses,
+                "rebuilt_tokens": result.rebuilt_tokens,
+                "avg_running": result.avg_running,
+                "steps": result.steps,
+                "seconds": result.seconds,
+                "refused": result.refused,
+            }
+        )
     sweep = pd.DataFrame(rows)
     sweep["gain"] = sweep["tokens_per_s"] / sweep["tokens_per_s"].shift() - 1
     sweep["wait_ratio"] = sweep["wait_ms"] / sweep["wait_ms"].shift()
@@ -78,8 +116,10 @@ def stops_paying(sweep: pd.DataFrame, pays: float = PAYS) -> int | None:
     pays = positive("pays", pays)
     missing = {"cap", "tokens_per_s"} - set(sweep.columns)
     if missing:
-        raise ValueError(f"sweep must have the columns cap and tokens_per_s (from cap_sweep); "
-                         f"missing {', '.join(sorted(missing))}")
+        raise ValueError(
+            f"sweep must have the columns cap and tokens_per_s (from cap_sweep); "
+            f"missing {', '.join(sorted(missing))}"
+        )
     if len(sweep) < 2:
         raise ValueError(f"sweep must have at least 2 rows to compare caps, got {len(sweep)}")
     caps = list(sweep["cap"])
@@ -113,8 +153,13 @@ def knee(sweep: pd.DataFrame, pays: float = PAYS) -> Knee | None:
         return None
     before = sweep[sweep["cap"] <= cap]["gain"].dropna()
     after = sweep[sweep["cap"] > cap].iloc[0]
-    return Knee(cap, int(after["cap"]), float(before.min()) if len(before) else None,
-                float(after["gain"]), float(after["wait_ratio"]))
+    return Knee(
+        cap,
+        int(after["cap"]),
+        float(before.min()) if len(before) else None,
+        float(after["gain"]),
+        float(after["wait_ratio"]),
+    )
 
 
 def cap_for_wait(sweep: pd.DataFrame, target_ms: float) -> int | None:
@@ -147,12 +192,17 @@ def prefill_seconds(tokens: int, gpu: GPU = A100_80GB, model: Model = LLAMA_31_8
     return tokens * 2 * model.params / gpu.peak_flops
 
 
-def prefill_floor(chats: Iterable[Chat], gpu: GPU = A100_80GB,
-                  model: Model = LLAMA_31_8B) -> PrefillFloor:
+def prefill_floor(
+    chats: Iterable[Chat], gpu: GPU = A100_80GB, model: Model = LLAMA_31_8B
+) -> PrefillFloor:
     """The prefill floor of a set of chats: all prompts read once, at the GPU's peak."""
     chats = as_chats(chats)
     of_type("gpu", gpu, GPU)
     of_type("model", model, Model)
     prompts = sum(chat.prompt for chat in chats)
-    return PrefillFloor(prompts, sum(chat.reply for chat in chats),
-                        prefill_seconds(prompts, gpu, model), prefill_seconds(1, gpu, model))
+    return PrefillFloor(
+        prompts,
+        sum(chat.reply for chat in chats),
+        prefill_seconds(prompts, gpu, model),
+        prefill_seconds(1, gpu, model),
+    )

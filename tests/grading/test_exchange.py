@@ -33,14 +33,25 @@ from support.paths import ROOT
 ASSIGNMENT = "02_ceiling"
 
 pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0, reason="the exchange test hands folders to other accounts: run as root")
+    os.geteuid() != 0, reason="the exchange test hands folders to other accounts: run as root"
+)
 
 
 def nbgrader(command: list[str], cwd: Path, home: Path, **env: str) -> subprocess.CompletedProcess:
-    environment = {**os.environ, "HOME": str(home), "JUPYTER_CONFIG_DIR": str(home / ".jupyter"),
-                   **env}
-    return subprocess.run([sys.executable, "-m", "nbgrader", *command], cwd=cwd, env=environment,
-                          capture_output=True, text=True, timeout=120)
+    environment = {
+        **os.environ,
+        "HOME": str(home),
+        "JUPYTER_CONFIG_DIR": str(home / ".jupyter"),
+        **env,
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "nbgrader", *command],
+        cwd=cwd,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def uid(name: str) -> int:
@@ -75,8 +86,11 @@ def course(tmp_path) -> Path:
 
 def collect(course: Path, tmp_path: Path, *options: str) -> subprocess.CompletedProcess:
     """The instructor's `nbgrader collect` of the assignment, which must not fail."""
-    done = nbgrader(["collect", ASSIGNMENT, f"--Exchange.root={tmp_path / 'exchange'}", *options],
-                    course, tmp_path)
+    done = nbgrader(
+        ["collect", ASSIGNMENT, f"--Exchange.root={tmp_path / 'exchange'}", *options],
+        course,
+        tmp_path,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return done
 
@@ -91,8 +105,11 @@ def collected(course: Path, student: str) -> tuple[str, list[str], str]:
     it, and its timestamp.txt ("" for a file that is not there)."""
     folder = course / "submitted" / student / ASSIGNMENT
     notebook, stamp = folder / "ceiling.ipynb", folder / "timestamp.txt"
-    return (notebook.read_text() if notebook.exists() else "",
-            seal.read_refusals(folder), stamp.read_text() if stamp.exists() else "")
+    return (
+        notebook.read_text() if notebook.exists() else "",
+        seal.read_refusals(folder),
+        stamp.read_text() if stamp.exists() else "",
+    )
 
 
 def test_collect_takes_each_students_own_work_and_the_class_is_not_stopped(tmp_path, course):
@@ -109,8 +126,13 @@ def test_collect_takes_each_students_own_work_and_the_class_is_not_stopped(tmp_p
     hand_in(inbound, f"sys+{ASSIGNMENT}+{on_time}+d4", "nobody", "nobody's forgery", on_time)
     # nobody backdates a folder by a week, and its timestamp.txt by a year.
     week_ago = now_stamp(7 * 24 * 60)
-    hand_in(inbound, f"nobody+{ASSIGNMENT}+{week_ago}+e5", "nobody", "nobody's late work",
-            "2025-01-01 00:00:00.000000 UTC")
+    hand_in(
+        inbound,
+        f"nobody+{ASSIGNMENT}+{week_ago}+e5",
+        "nobody",
+        "nobody's late work",
+        "2025-01-01 00:00:00.000000 UTC",
+    )
 
     done = collect(course, tmp_path)
 
@@ -118,19 +140,24 @@ def test_collect_takes_each_students_own_work_and_the_class_is_not_stopped(tmp_p
     assert "daemon's work" in work and notes == []
     assert "named after daemon but was made by bin" in done.stderr
     work, notes, _ = collected(course, "sys")
-    assert work == "" and notes == [f"sys+{ASSIGNMENT}+{on_time}+d4 was not collected: "
-                                    "it is named after sys but was made by nobody"]
+    assert work == "" and notes == [
+        f"sys+{ASSIGNMENT}+{on_time}+d4 was not collected: "
+        "it is named after sys but was made by nobody"
+    ]
     work, notes, _ = collected(course, "bin")
-    assert work == "" and notes == [f"bin+{ASSIGNMENT}+yesterday+c3 was not collected: "
-                                    "its name holds no submission time"]
+    assert work == "" and notes == [
+        f"bin+{ASSIGNMENT}+yesterday+c3 was not collected: its name holds no submission time"
+    ]
     work, notes, stamp = collected(course, "nobody")
     assert "nobody's late work" in work
     # Its time is when its files reached the exchange (now), not the week-old name.
     now = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
     assert abs(handed_in_at(stamp) - now) < datetime.timedelta(minutes=5), stamp
-    assert any(note.startswith(f"its folder's name says it was handed in at {week_ago[:19]} "
-                               "UTC, but") and "counts as handed in at" in note
-               for note in notes), notes
+    assert any(
+        note.startswith(f"its folder's name says it was handed in at {week_ago[:19]} UTC, but")
+        and "counts as handed in at" in note
+        for note in notes
+    ), notes
     assert any(note.startswith("timestamp.txt said '2025-01-01") for note in notes), notes
 
 
@@ -149,9 +176,10 @@ def test_every_odd_entry_of_inbound_costs_that_entry_only(tmp_path, course):
     sys_first = hand_in(inbound, f"sys+{ASSIGNMENT}+{stamp}+b1", "sys", "sys's work", stamp)
     collect(course, tmp_path)
     assert "sys's work" in collected(course, "sys")[0]
-    assert collected(course, "daemon")[1] == \
-        [f"not collected: {seal.REFUSALS}: the name of the list the course's collect writes "
-         "beside a submission: a file of the student's own under this name is never taken for it"]
+    assert collected(course, "daemon")[1] == [
+        f"not collected: {seal.REFUSALS}: the name of the list the course's collect writes "
+        "beside a submission: a file of the student's own under this name is never taken for it"
+    ]
 
     future = "2030-01-01 00:00:00.000000 UTC"
     (inbound / f"daemon+{ASSIGNMENT}+{future}+file").write_text("x")
@@ -167,8 +195,14 @@ def test_every_odd_entry_of_inbound_costs_that_entry_only(tmp_path, course):
     hand_in(inbound, f"bin+{ASSIGNMENT}+{future}+x", "bin", "bin's work", future)
     doomsday = "9999-12-31 23:59:59.999999 UTC"
     hand_in(inbound, f"nobody+{ASSIGNMENT}+{doomsday}+y", "nobody", "nobody's work", doomsday)
-    odd = os.fsencode(str(inbound)) + b"/\xff\xfe+" + ASSIGNMENT.encode() + b"+" \
-        + stamp.encode() + b"+z"
+    odd = (
+        os.fsencode(str(inbound))
+        + b"/\xff\xfe+"
+        + ASSIGNMENT.encode()
+        + b"+"
+        + stamp.encode()
+        + b"+z"
+    )
     os.mkdir(odd)
     os.chown(odd, uid("nobody"), -1)
     hand_in(inbound, f"mail\nroot+{ASSIGNMENT}+{stamp}+w", "mail", "a line break", stamp)
@@ -185,12 +219,17 @@ def test_every_odd_entry_of_inbound_costs_that_entry_only(tmp_path, course):
         work, notes, stamp_txt = collected(course, student)
         assert f"{student}'s work" in work
         assert handed_in_at(stamp_txt).year < 2030, stamp_txt  # the time its files arrived
-        assert any("its folder's name holds a time after its files were last changed" in n
-                   for n in notes), notes
+        assert any(
+            "its folder's name holds a time after its files were last changed" in n for n in notes
+        ), notes
     assert "its name is not UTF-8 text, so it names no student" in log, log
     assert "its name holds a line break or another control character" in log, log
-    assert sorted(p.name for p in (course / "submitted").iterdir()) == \
-        ["bin", "daemon", "nobody", "sys"]
+    assert sorted(p.name for p in (course / "submitted").iterdir()) == [
+        "bin",
+        "daemon",
+        "nobody",
+        "sys",
+    ]
 
 
 def test_only_the_students_on_the_roster_are_collected(tmp_path, course):
@@ -218,24 +257,37 @@ def test_feedback_of_a_submission_nbgrader_did_not_make_costs_only_its_student(t
         (folder / "timestamp.txt").write_text(now_stamp())
         if secret:
             (folder / "submission_secret.txt").write_text(secret)
-    done = nbgrader(["release_feedback", ASSIGNMENT, f"--Exchange.root={tmp_path / 'exchange'}"],
-                    course, tmp_path)
+    done = nbgrader(
+        ["release_feedback", ASSIGNMENT, f"--Exchange.root={tmp_path / 'exchange'}"],
+        course,
+        tmp_path,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     released = [p.read_text() for p in (tmp_path / "exchange" / "kvlesson" / "feedback").iterdir()]
     assert released == ["<p>feedback of daemon</p>"]
-    assert "No feedback released for bin: their submission holds no submission_secret.txt" \
+    assert (
+        "No feedback released for bin: their submission holds no submission_secret.txt"
         in done.stdout + done.stderr
+    )
 
 
 def exchange_as_the_guide_makes_it(root: Path, group: str, owner: str = "root") -> Path:
     """The course's folders in the exchange, as docs/jupyterhub.md has the admin make them:
     owned by the instructor, with the instructors' group; inbound set-group-id and sticky."""
     course = root / "kvlesson"
-    for folder, mode in ((root, 0o1777), (course, 0o755), (course / "outbound", 0o755),
-                         (course / "inbound", 0o3733), (course / "feedback", 0o711)):
+    for folder, mode in (
+        (root, 0o1777),
+        (course, 0o755),
+        (course / "outbound", 0o755),
+        (course / "inbound", 0o3733),
+        (course / "feedback", 0o711),
+    ):
         folder.mkdir(exist_ok=True)
-        os.chown(folder, uid(owner) if folder != root else 0, 0 if folder == root else
-                 grp.getgrnam(group).gr_gid)
+        os.chown(
+            folder,
+            uid(owner) if folder != root else 0,
+            0 if folder == root else grp.getgrnam(group).gr_gid,
+        )
         folder.chmod(mode)
     release = course / "outbound" / ASSIGNMENT
     release.mkdir()
@@ -251,8 +303,13 @@ def submit(tmp_path: Path, exchange: Path) -> subprocess.CompletedProcess:
     config = tmp_path / "everyone"
     config.mkdir()
     shutil.copy(ROOT / "hub" / "nbgrader_config.py", config)
-    return nbgrader(["submit", ASSIGNMENT], student, student,
-                    JUPYTER_CONFIG_PATH=str(config), KVLESSON_EXCHANGE=str(exchange))
+    return nbgrader(
+        ["submit", ASSIGNMENT],
+        student,
+        student,
+        JUPYTER_CONFIG_PATH=str(config),
+        KVLESSON_EXCHANGE=str(exchange),
+    )
 
 
 def test_a_submission_is_left_to_its_student_and_the_instructors(tmp_path):
@@ -283,8 +340,16 @@ def test_where_every_account_is_one_user_the_owner_check_can_be_turned_off(tmp_p
     inbound.mkdir(parents=True)
     stamp = now_stamp()
     hand_in(inbound, f"daemon+{ASSIGNMENT}+{stamp}+a1", "nobody", "daemon's work", stamp)
-    done = nbgrader(["collect", ASSIGNMENT, f"--Exchange.root={tmp_path / 'exchange'}",
-                     "--ExchangeCollect.check_owner=False"], course, tmp_path)
+    done = nbgrader(
+        [
+            "collect",
+            ASSIGNMENT,
+            f"--Exchange.root={tmp_path / 'exchange'}",
+            "--ExchangeCollect.check_owner=False",
+        ],
+        course,
+        tmp_path,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     work, notes, _ = collected(course, "daemon")
     assert "daemon's work" in work and notes == []

@@ -24,7 +24,7 @@ def chart(transparent: bool) -> tuple[Figure, list]:
     """A small figure with lines, text and a hatched bar; its face see-through or white."""
     figure = Figure(figsize=(3, 2))
     ax = figure.add_subplot()
-    line, = ax.plot([0, 1, 2], [2, 0, 1], color="#0072B2")
+    (line,) = ax.plot([0, 1, 2], [2, 0, 1], color="#0072B2")
     bar = ax.barh(0.5, 1.2, hatch="xx", color="none", edgecolor="#D55E00")[0]
     title = ax.set_title("a moving title")
     if transparent:

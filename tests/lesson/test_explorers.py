@@ -84,8 +84,15 @@ def test_the_pause_explorer_replays_the_hand_case():
     assert "B joined and read its 32 tokens" in caption(explorer)
 
 
-@pytest.mark.parametrize("make", [explorers.FloorExplorer, explorers.CeilingExplorer,
-                                  explorers.SweepExplorer, explorers.PauseExplorer])
+@pytest.mark.parametrize(
+    "make",
+    [
+        explorers.FloorExplorer,
+        explorers.CeilingExplorer,
+        explorers.SweepExplorer,
+        explorers.PauseExplorer,
+    ],
+)
 def test_a_stored_explorer_is_a_still_with_its_alt_text_and_no_widget_id(make):
     explorer = make()
     bundle = explorer._repr_mimebundle_()
@@ -110,7 +117,8 @@ def test_the_pause_explorer_names_its_card_and_its_pool():
     pause = explorers.PauseExplorer(blocks=4, gpu=kv.H100_80GB)
     assert pause.caption.value.endswith(
         "Card: H100 80GB as its data sheet reads it (80.0 GB; 2.0 GB reserve), for the clock; "
-        "the pool is this case&#x27;s 4 blocks.</p>"), pause.caption.value
+        "the pool is this case&#x27;s 4 blocks.</p>"
+    ), pause.caption.value
 
 
 def test_a_bad_step_index_names_the_range():
@@ -122,8 +130,9 @@ def test_a_bad_step_index_names_the_range():
 def test_figures_use_the_colour_blind_palette_and_units():
     bar = charts.MemoryBar(kv.memory_parts(90))
     assert [b.get_facecolor()[:3] for b in bar.bar.bars] == [
-        pytest.approx(tuple(int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)))
-        for c in (charts.BLUE, charts.ORANGE, charts.GREEN, charts.GREY)]
+        pytest.approx(tuple(int(c[i : i + 2], 16) / 255 for i in (1, 3, 5)))
+        for c in (charts.BLUE, charts.ORANGE, charts.GREEN, charts.GREY)
+    ]
     assert "GB" in bar.ax.get_xlabel()
     assert sum(b.get_width() for b in bar.bar.bars) == pytest.approx(80.0)
     chart = charts.SweepChart(kv.cap_sweep(kv.lesson_chats()), 64)
@@ -133,6 +142,7 @@ def test_figures_use_the_colour_blind_palette_and_units():
 
 # --- what a student reads: nothing cut off, axes that hold still, a server that will not start
 
+
 def text_outside_the_image(figure) -> list[str]:
     """Every visible text (titles, labels, legend entries, captions on the chart) and every
     axes with its tick labels that reaches past the figure's edges, as the explorer's canvas
@@ -141,18 +151,32 @@ def text_outside_the_image(figure) -> list[str]:
     edge = figure.bbox
 
     def outside(box) -> bool:
-        return (box.x0 < edge.x0 - 1 or box.y0 < edge.y0 - 1 or box.x1 > edge.x1 + 1
-                or box.y1 > edge.y1 + 1)
+        return (
+            box.x0 < edge.x0 - 1
+            or box.y0 < edge.y0 - 1
+            or box.x1 > edge.x1 + 1
+            or box.y1 > edge.y1 + 1
+        )
 
     # tick labels are checked with their axes: ticks past the axis limits are never drawn
-    ticks = {label for ax in figure.axes for axis in (ax.xaxis, ax.yaxis)
-             for tick in axis.get_major_ticks() + axis.get_minor_ticks()
-             for label in (tick.label1, tick.label2)}
-    found = [text.get_text() for text in figure.findobj(Text)
-             if text not in ticks and text.get_visible() and text.get_text()
-             and outside(text.get_window_extent(renderer))]
-    return found + [f"axes {i}" for i, ax in enumerate(figure.axes)
-                    if outside(ax.get_tightbbox(renderer))]
+    ticks = {
+        label
+        for ax in figure.axes
+        for axis in (ax.xaxis, ax.yaxis)
+        for tick in axis.get_major_ticks() + axis.get_minor_ticks()
+        for label in (tick.label1, tick.label2)
+    }
+    found = [
+        text.get_text()
+        for text in figure.findobj(Text)
+        if text not in ticks
+        and text.get_visible()
+        and text.get_text()
+        and outside(text.get_window_extent(renderer))
+    ]
+    return found + [
+        f"axes {i}" for i, ax in enumerate(figure.axes) if outside(ax.get_tightbbox(renderer))
+    ]
 
 
 def pixels(png: bytes) -> np.ndarray:
@@ -174,10 +198,21 @@ def full_draw(explorer) -> np.ndarray:
 
 MOVES = {  # explorer: slider positions a student reaches, the extremes included
     explorers.FloorExplorer: [("share", v) for v in (1, 15, 22, 23, 50, 74, 76, 98, 100)],
-    explorers.CeilingExplorer: [("longest", 128_000), ("share", 40), ("share", 1), ("share", 100),
-                              ("longest", 2_000), ("share", 44)],
-    explorers.SweepExplorer: [("share", 20), ("cap", 1), ("share", 35), ("cap", 512),
-                              ("share", 100)],
+    explorers.CeilingExplorer: [
+        ("longest", 128_000),
+        ("share", 40),
+        ("share", 1),
+        ("share", 100),
+        ("longest", 2_000),
+        ("share", 44),
+    ],
+    explorers.SweepExplorer: [
+        ("share", 20),
+        ("cap", 1),
+        ("share", 35),
+        ("cap", 512),
+        ("share", 100),
+    ],
     explorers.PauseExplorer: [("step", v) for v in (3, 11, 18, 1)],
 }
 
@@ -199,8 +234,13 @@ def test_every_text_stays_inside_the_image_and_the_image_is_the_whole_figure(mak
 def test_the_floor_plan_legend_names_all_four_parts_and_the_crossed_out_box_inside_the_image():
     explorer = explorers.FloorExplorer()
     (legend,) = explorer.chart.figure.legends
-    assert [t.get_text() for t in legend.get_texts()] == ["weights", "reserve", "cache pool",
-                                                          "unused", "over the budget"]
+    assert [t.get_text() for t in legend.get_texts()] == [
+        "weights",
+        "reserve",
+        "cache pool",
+        "unused",
+        "over the budget",
+    ]
     box = legend.get_window_extent(explorer.chart.figure.canvas.get_renderer())
     assert explorer.chart.figure.bbox.contains(box.x0, box.y0)
     assert explorer.chart.figure.bbox.contains(box.x1, box.y1)
@@ -217,7 +257,9 @@ def test_the_floor_explorer_shows_and_says_the_server_cannot_start_below_the_fir
     weights, reserve, pool, unused = explorer.chart.bar.bars
     # the part of the weights and the reserve past the share line is crossed out ...
     assert explorer.chart.bar.over.get_x() == pytest.approx(16.0)
-    assert explorer.chart.bar.over.get_x() + explorer.chart.bar.over.get_width() == pytest.approx(needed)
+    assert explorer.chart.bar.over.get_x() + explorer.chart.bar.over.get_width() == pytest.approx(
+        needed
+    )
     # ... and the unused part is the lesson's, the card less the share: from the share line
     # (under the weights and the reserve past it) to the card's end, and so labelled
     assert unused.get_x() == pytest.approx(16.0) and unused.get_width() == pytest.approx(64.0)
@@ -256,27 +298,37 @@ def test_the_ceiling_explorer_draws_no_chats_when_the_server_will_not_start():
 
 
 def test_a_figure_of_several_ceilings_marks_each_one_that_will_not_start():
-    chart = charts.ChatsThatFit(kv.room(40, 8_000), [kv.room(40, 8_000, True),
-                                                       kv.room(40, 128_000, True)])
+    chart = charts.ChatsThatFit(
+        kv.room(40, 8_000), [kv.room(40, 8_000, True), kv.room(40, 128_000, True)]
+    )
     assert [t.get_text() for t in chart.values] == [
-        f"{kv.room(40, 8_000).typical:,}", f"{kv.room(40, 8_000, True).typical:,}",
-        "will not\nstart"]
+        f"{kv.room(40, 8_000).typical:,}",
+        f"{kv.room(40, 8_000, True).typical:,}",
+        "will not\nstart",
+    ]
     assert chart.bars[2].get_height() == 0 and not chart.stopped.get_visible()
 
 
 def test_the_sweep_explorer_keeps_its_axes_over_the_whole_share_range():
     explorer = explorers.SweepExplorer()
-    limits = (explorer.chart.rate_ax.get_ylim(), explorer.chart.wait_ax.get_ylim(),
-              explorer.chart.rate_ax.get_xlim())
+    limits = (
+        explorer.chart.rate_ax.get_ylim(),
+        explorer.chart.wait_ax.get_ylim(),
+        explorer.chart.rate_ax.get_xlim(),
+    )
     # computed once, from the sweep at the slider's largest share
     top = sentences.sweep_view(explorer.chats, explorer.share.max)
     assert limits[0][1] == pytest.approx(1.1 * top.sweep["tokens_per_s"].max())
-    assert limits[1][1] == pytest.approx(1.1 * max(top.sweep["wait_ms"].max(),
-                                                   explorer.view.sweep["wait_ms"].max()))
+    assert limits[1][1] == pytest.approx(
+        1.1 * max(top.sweep["wait_ms"].max(), explorer.view.sweep["wait_ms"].max())
+    )
     for share in range(explorer.share.min, explorer.share.max + 1):
         explorer.share.value = share
-        assert (explorer.chart.rate_ax.get_ylim(), explorer.chart.wait_ax.get_ylim(),
-                explorer.chart.rate_ax.get_xlim()) == limits
+        assert (
+            explorer.chart.rate_ax.get_ylim(),
+            explorer.chart.wait_ax.get_ylim(),
+            explorer.chart.rate_ax.get_xlim(),
+        ) == limits
         if explorer.view.sweep is not None:  # every point of every share's sweep is on the chart
             assert explorer.view.sweep["tokens_per_s"].max() < limits[0][1]
             assert explorer.view.sweep["wait_ms"].max() < limits[1][1]
@@ -289,16 +341,27 @@ def test_sliders_are_as_wide_as_the_charts_with_their_names_in_full():
         for slider in explorer.box.children[:-2]:
             assert slider.layout.width == explorers.SLIDER_WIDTH == "688px"
             descriptions[slider.description] = slider
-    assert set(descriptions) == {"memory share (%)", "longest chat (tokens)",
-                                 "cap (most chats at once)", "step"}
+    assert set(descriptions) == {
+        "memory share (%)",
+        "longest chat (tokens)",
+        "cap (most chats at once)",
+        "step",
+    }
     assert descriptions["longest chat (tokens)"].options[-1] == ("128,000", 128_000)
 
 
 def test_the_trace_table_counts_steps_from_1_with_no_other_row_number():
     table = tables.trace_table(kv.trace([(30, 10), (30, 10)], 10, blocks=4))
     assert table.index.name == "step" and list(table.index) == list(range(1, 19))
-    assert list(table.columns) == ["A blocks", "B blocks", "free", "joined", "paused",
-                                   "finished", "clock (ms)"]
+    assert list(table.columns) == [
+        "A blocks",
+        "B blocks",
+        "free",
+        "joined",
+        "paused",
+        "finished",
+        "clock (ms)",
+    ]
     assert table.loc[3, "paused"] == "B"
     first_column = [line.split()[0] for line in repr(table).splitlines()[2:]]
     assert first_column == [str(step) for step in range(1, 19)]
@@ -307,9 +370,15 @@ def test_the_trace_table_counts_steps_from_1_with_no_other_row_number():
 def test_the_sweep_table_names_its_comparisons_and_shows_no_nan():
     table = tables.sweep_table(kv.cap_sweep(kv.lesson_chats()))
     assert table.index.name == "cap" and list(table.index) == list(kv.CAPS)
-    assert list(table.columns) == ["tokens/s", "wait (ms)", "tokens/s gain vs cap before (%)",
-                                   "wait vs cap before (times)", "pauses", "rebuilt tokens",
-                                   "running on average"]
+    assert list(table.columns) == [
+        "tokens/s",
+        "wait (ms)",
+        "tokens/s gain vs cap before (%)",
+        "wait vs cap before (times)",
+        "pauses",
+        "rebuilt tokens",
+        "running on average",
+    ]
     assert table.loc[128, "tokens/s gain vs cap before (%)"] == "8.2"
     assert table.loc[128, "wait vs cap before (times)"] == "1.68"
     assert table.loc[1, "tokens/s gain vs cap before (%)"] == ""
@@ -319,6 +388,7 @@ def test_the_sweep_table_names_its_comparisons_and_shows_no_nan():
 # --- a setting seen before is shown again at once, and exactly as it was computed; the next
 # settings along the slider just moved are computed ahead
 
+
 def computed_here(explorer) -> list:
     """The views the explorer computes from now on in the kernel's own thread (not ahead)."""
     calls, compute = [], explorer.lookahead.compute
@@ -327,16 +397,20 @@ def computed_here(explorer) -> list:
         if threading.current_thread() is threading.main_thread():
             calls.append(setting)
         return compute(setting)
+
     explorer.lookahead.compute = counted
     return calls
 
 
-@pytest.mark.parametrize("make, control, values", [
-    (explorers.FloorExplorer, "share", [50, 20, 90]),
-    (explorers.SweepExplorer, "share", [60, 30, 90]),
-    (explorers.SweepExplorer, "cap", [8, 128, 32]),
-    (explorers.PauseExplorer, "step", [5, 2, 9]),
-])
+@pytest.mark.parametrize(
+    "make, control, values",
+    [
+        (explorers.FloorExplorer, "share", [50, 20, 90]),
+        (explorers.SweepExplorer, "share", [60, 30, 90]),
+        (explorers.SweepExplorer, "cap", [8, 128, 32]),
+        (explorers.PauseExplorer, "step", [5, 2, 9]),
+    ],
+)
 def test_a_setting_seen_before_is_shown_again_without_computing(make, control, values):
     explorer = make()
     for value in values:
@@ -346,8 +420,10 @@ def test_a_setting_seen_before_is_shown_again_without_computing(make, control, v
         setattr(getattr(explorer, control), "value", value)
         fresh = make()
         setattr(getattr(fresh, control), "value", value)
-        assert (explorer.caption.value, explorer.image.value) == (fresh.caption.value,
-                                                                  fresh.image.value)
+        assert (explorer.caption.value, explorer.image.value) == (
+            fresh.caption.value,
+            fresh.image.value,
+        )
         # the figure's artists follow what is shown: drawn now, they give the same picture
         assert explorer.drawing.png() == fresh.png
     assert computed == []
@@ -364,11 +440,14 @@ def test_an_explorer_keeps_only_its_last_settings(monkeypatch):
     assert computed == [(5,)] and "At a 5% share" in caption(explorer)
 
 
-@pytest.mark.parametrize("make, control, first, then", [
-    (explorers.FloorExplorer, "share", 60, 61),
-    (explorers.CeilingExplorer, "longest", 16_000, 32_000),  # a selection slider
-    (explorers.SweepExplorer, "share", 70, 69),
-])
+@pytest.mark.parametrize(
+    "make, control, first, then",
+    [
+        (explorers.FloorExplorer, "share", 60, 61),
+        (explorers.CeilingExplorer, "longest", 16_000, 32_000),  # a selection slider
+        (explorers.SweepExplorer, "share", 70, 69),
+    ],
+)
 def test_the_next_setting_along_the_slider_is_computed_ahead(make, control, first, then):
     explorer = make()
     getattr(explorer, control).value = first
@@ -381,5 +460,7 @@ def test_the_next_setting_along_the_slider_is_computed_ahead(make, control, firs
     assert computed == []
     fresh = make()
     getattr(fresh, control).value = then
-    assert (explorer.caption.value, explorer.image.value) == (fresh.caption.value,
-                                                              fresh.image.value)
+    assert (explorer.caption.value, explorer.image.value) == (
+        fresh.caption.value,
+        fresh.image.value,
+    )

@@ -31,13 +31,17 @@ DAY = [kv.Request(100, 300, 0.0)] * 5
 
 
 def gap_runs():
-    return {f"budget {b or 'none'}": kv.trace(BOB, 64, budget=b, max_steps=100_000)
-            for b in (None, 2_048, 256)}
+    return {
+        f"budget {b or 'none'}": kv.trace(BOB, 64, budget=b, max_steps=100_000)
+        for b in (None, 2_048, 256)
+    }
 
 
 def queue_runs():
-    return {"proxy 2": kv.serve(DAY, 8, blocks=100, longest=None, admission=2),
-            "no proxy": kv.serve(DAY, 8, blocks=100, longest=None)}
+    return {
+        "proxy 2": kv.serve(DAY, 8, blocks=100, longest=None, admission=2),
+        "no proxy": kv.serve(DAY, 8, blocks=100, longest=None),
+    }
 
 
 def plan(share):
@@ -50,10 +54,12 @@ FIGURES = {  # name: () -> a chart object (figure, alt) or a Drawn
     "memory bar 90%": lambda: charts.MemoryBar(kv.memory_parts(90)),
     "memory bar 20%": lambda: charts.MemoryBar(kv.memory_parts(20)),
     "memory bar 1%": lambda: charts.MemoryBar(kv.memory_parts(1)),
-    "chats that fit": lambda: charts.ChatsThatFit(kv.room(90, 8_000), [kv.room(90, 8_000, True),
-                                                                      kv.room(90, 32_000, True)]),
-    "chats that fit, no start": lambda: charts.ChatsThatFit(kv.room(40, 128_000),
-                                                            [kv.room(40, 128_000, True)]),
+    "chats that fit": lambda: charts.ChatsThatFit(
+        kv.room(90, 8_000), [kv.room(90, 8_000, True), kv.room(90, 32_000, True)]
+    ),
+    "chats that fit, no start": lambda: charts.ChatsThatFit(
+        kv.room(40, 128_000), [kv.room(40, 128_000, True)]
+    ),
     "sweep": lambda: charts.SweepChart(SWEEP, kv.stops_paying(SWEEP), 64, "90% share"),
     "knee by pool": lambda: charts.knee_by_pool({35: kv.cap_sweep(CHATS, share=35), 90: SWEEP}),
     "block grid": lambda: charts.BlockGrid(HAND, 4, 3),
@@ -72,24 +78,32 @@ def made(request):
 
 def visible_texts(figure) -> list[Text]:
     FigureCanvasAgg(figure).draw()  # tick labels exist once drawn
-    return [t for t in figure.findobj(Text) if t.get_visible() and t.get_text().strip()
-            and t.get_figure() is not None]
+    return [
+        t
+        for t in figure.findobj(Text)
+        if t.get_visible() and t.get_text().strip() and t.get_figure() is not None
+    ]
 
 
 def test_every_text_is_12_px_or_more_as_shown(made):
     figure = made.figure
     width_px = figure.get_figwidth() * DPI
     scale = min(1.0, COLUMN_PX / width_px)  # the site's column shrinks a wider figure
-    small = {t.get_text(): round(t.get_fontsize() * DPI / 72 * scale, 1)
-             for t in visible_texts(figure)
-             if t.get_fontsize() * DPI / 72 * scale < MIN_TEXT_PX}
+    small = {
+        t.get_text(): round(t.get_fontsize() * DPI / 72 * scale, 1)
+        for t in visible_texts(figure)
+        if t.get_fontsize() * DPI / 72 * scale < MIN_TEXT_PX
+    }
     assert small == {}, f"texts under {MIN_TEXT_PX} px as shown: {small}"
 
 
 def test_text_is_4_5_to_1_and_lines_and_bar_edges_3_to_1_on_white(made):
     figure = made.figure
-    faint = [f"text {t.get_text()!r}" for t in visible_texts(figure)
-             if contrast(to_rgba(t.get_color())) < 4.5]
+    faint = [
+        f"text {t.get_text()!r}"
+        for t in visible_texts(figure)
+        if contrast(to_rgba(t.get_color())) < 4.5
+    ]
     for ax in figure.axes:
         grid = set(ax.xaxis.get_gridlines()) | set(ax.yaxis.get_gridlines())
         for line in ax.get_lines():
@@ -146,10 +160,12 @@ def test_the_chats_alt_text_gives_each_bars_height():
 def test_the_sweep_alt_text_gives_its_ends_its_knee_and_its_ring():
     chart = charts.SweepChart(SWEEP, 64, 128)
     rates, waits = (np.asarray(line.get_ydata()) for line in (chart.rate_line, chart.wait_line))
-    for cap, rate, wait in [(1, rates[0], waits[0]), (512, rates[-1], waits[-1]),
-                            (64, *(m.get_ydata()[0] for m in charts.SweepChart(SWEEP, 64, 64)
-                                   .marks)),
-                            (128, *(m.get_ydata()[0] for m in chart.marks))]:
+    for cap, rate, wait in [
+        (1, rates[0], waits[0]),
+        (512, rates[-1], waits[-1]),
+        (64, *(m.get_ydata()[0] for m in charts.SweepChart(SWEEP, 64, 64).marks)),
+        (128, *(m.get_ydata()[0] for m in chart.marks)),
+    ]:
         assert f"cap {cap}: {round(rate):,} tokens/s, wait {wait:.1f} ms" in chart.alt
     assert chart.knees[0].get_xdata()[0] == 64 and "Cap 64 is the knee" in chart.alt
 
@@ -177,8 +193,9 @@ def test_the_gap_and_queue_alt_texts_give_what_the_lines_reach():
     queue = traffic_charts.queue_chart(queue_runs())
     inside, outside = queue.figure.axes
     for line_in, line_out in zip(inside.get_lines(), outside.get_lines()):
-        assert (f"{line_in.get_label()}: at most {max(line_in.get_ydata())} waiting inside"
-                in queue.alt)
+        assert (
+            f"{line_in.get_label()}: at most {max(line_in.get_ydata())} waiting inside" in queue.alt
+        )
         assert f"at most {max(line_out.get_ydata())} retrying outside" in queue.alt
 
 
@@ -205,7 +222,8 @@ def test_a_drawn_figure_is_an_img_with_its_alt_text_and_the_png():
     bundle = drawn._repr_mimebundle_()
     assert bundle["text/plain"] == drawn.alt
     assert bundle["text/html"].startswith(
-        f'<img alt="{html.escape(drawn.alt)}" src="data:image/png;base64,')
+        f'<img alt="{html.escape(drawn.alt)}" src="data:image/png;base64,'
+    )
     assert bundle["image/png"] in bundle["text/html"]
     assert "53.9 GB" in drawn.alt and "25,720 blocks" in drawn.alt
     assert numbers(drawn.alt)  # its numbers, not only words

@@ -37,7 +37,7 @@ def test_notebook_5_section_5_says_whose_memory_each_figure_is():
     """Two GPUs: every line with a GB or GiB figure says per GPU or in all, as printed."""
     part = section("05_real_server", "## 5 ·", "## 6 ·")
     prose = " ".join(c.source for c in part if c.cell_type == "markdown")
-    printed = "\n".join(cell_text(c)[len(c.source):] for c in part if c.cell_type == "code")
+    printed = "\n".join(cell_text(c)[len(c.source) :] for c in part if c.cell_type == "code")
     pieces = re.split(r"(?<=\.)\s+(?=[A-Z])", " ".join(prose.split())) + printed.splitlines()
     lines = [piece for piece in pieces if re.search(r"\d\s*GiB|\d\s*GB\b", piece)]
     assert len(lines) >= 8
@@ -59,7 +59,9 @@ def test_notebook_6_defines_percentiles_and_the_tail_before_using_them():
     for term in ("p50", "p95", "p99", "tail"):
         first = re.search(rf"\b{term}\b", text)
         defined = re.search(rf"\*\*{term}\*\*", text)
-        assert defined and defined.start() + 2 == first.start(), f"{term} is used before it is defined"
+        assert defined and defined.start() + 2 == first.start(), (
+            f"{term} is used before it is defined"
+        )
 
 
 def test_notebook_6_heading_and_text_agree_on_bobs_document():
@@ -68,12 +70,15 @@ def test_notebook_6_heading_and_text_agree_on_bobs_document():
     assert not re.search(r"\d", heading)  # a heading cannot say what the cell below computes
     printed = " ".join(cell_text(c) for c in part if c.cell_type == "code")
     assert re.search(r"Bob's prompt: [\d,]+ tokens, about \d+ pages", printed)
-    assert not re.search(r"\d+\s*pages", " ".join(c.source for c in part if c.cell_type == "markdown"))
+    assert not re.search(
+        r"\d+\s*pages", " ".join(c.source for c in part if c.cell_type == "markdown")
+    )
 
 
 def test_the_capstone_names_its_three_variables_and_their_units():
-    text = " ".join(c.source for c in section("06_traffic", "## 6 ·", "## 7 ·")
-                    if c.cell_type == "markdown")
+    text = " ".join(
+        c.source for c in section("06_traffic", "## 6 ·", "## 7 ·") if c.cell_type == "markdown"
+    )
     for name in ("assistant_choice", "office_choice", "app_choice"):
         assert f"`{name}`" in text
     for key, unit in (("share", "percent"), ("longest", "tokens"), ("budget", "tokens a step")):
@@ -86,10 +91,27 @@ def test_notebook_6_section_4_says_agents_send_on_a_timer():
     assert "seed 001" not in text.lower()
 
 
-GLOSSARY = ("time to first token", "time per output token", "inter-token latency", "p95", "tail",
-            "token budget", "chunked prefill", "prefix caching", "tensor parallel", "fp8 cache",
-            "admission cap", "prefill", "typical size", "V0, V1", "LoRA", "NCCL", "hybrid model",
-            "MLA", "measured total")
+GLOSSARY = (
+    "time to first token",
+    "time per output token",
+    "inter-token latency",
+    "p95",
+    "tail",
+    "token budget",
+    "chunked prefill",
+    "prefix caching",
+    "tensor parallel",
+    "fp8 cache",
+    "admission cap",
+    "prefill",
+    "typical size",
+    "V0, V1",
+    "LoRA",
+    "NCCL",
+    "hybrid model",
+    "MLA",
+    "measured total",
+)
 
 
 def test_the_glossary_has_the_terms_of_notebooks_5_and_6():
@@ -97,10 +119,15 @@ def test_the_glossary_has_the_terms_of_notebooks_5_and_6():
     words = [row.split("|")[1] for row in glossary.splitlines() if row.startswith("| **")]
     for term in GLOSSARY:
         assert any(term in word for word in words), term
-    itl = next(row for row in glossary.splitlines()
-               if row.startswith("| **") and "inter-token latency" in row.split("|")[1])
+    itl = next(
+        row
+        for row in glossary.splitlines()
+        if row.startswith("| **") and "inter-token latency" in row.split("|")[1]
+    )
     assert "gap between tokens" in itl  # notebook 6's words for it
-    defined = next(c.source for c in cells("06_traffic") if "**inter-token latency (ITL)**" in c.source)
+    defined = next(
+        c.source for c in cells("06_traffic") if "**inter-token latency (ITL)**" in c.source
+    )
     assert "gap between tokens" in " ".join(defined.split())
 
 
@@ -110,7 +137,9 @@ def test_the_command_for_another_card_runs_from_a_cell(tmp_path):
     `--out` that already has a file, so it stops after checking its arguments (the cell
     itself gives none: the course goes to a new folder of the student's home)."""
     text = next(c.source for c in cells("07_wrap_up") if "kvlesson for" in c.source)
-    [line] = [row for row in text.splitlines() if row.startswith("!{sys.executable} -m kvlesson for")]
+    [line] = [
+        row for row in text.splitlines() if row.startswith("!{sys.executable} -m kvlesson for")
+    ]
     assert "import sys" in text
     args = line.split()[1:]
     out = tmp_path / "taken"  # a folder with a file in it: no course is written there
@@ -118,8 +147,14 @@ def test_the_command_for_another_card_runs_from_a_cell(tmp_path):
     (out / "keep").touch()
     assert "--out" not in args  # the default: a new folder in the student's home
     args += ["--out", str(out)]
-    run = subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=120,
-                         cwd=ROOT / "notebooks" / "07_wrap_up", env={**os.environ, "PATH": ""})
+    run = subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT / "notebooks" / "07_wrap_up",
+        env={**os.environ, "PATH": ""},
+    )
     assert run.returncode == 2 and "out must be a new or empty folder" in run.stderr, run.stderr
 
 
@@ -128,16 +163,29 @@ def test_the_command_for_another_card_runs_from_a_cell(tmp_path):
 NOTEBOOKS = sorted(path.parent.name for path in (ROOT / "solutions").glob("*/*.ipynb"))
 # A term and how a sentence uses it (a word, case as written); it is defined where it is set in
 # bold. The walk of December 2026 met these before their definition.
-TERMS = {"prefill": r"\bprefill\b", "typical size": r"\btypical size\b", "V1": r"\bV1\b",
-         "V0": r"\bV0\b", "LoRA": r"\bLoRA\b", "NCCL": r"\bNCCL\b", "MLA": r"\bMLA\b",
-         "hybrid": r"\bhybrid\b", "preemption": r"\bpreemption\b", "chunked prefill":
-         r"\bchunked prefill\b", "token budget": r"\btoken budget\b"}
+TERMS = {
+    "prefill": r"\bprefill\b",
+    "typical size": r"\btypical size\b",
+    "V1": r"\bV1\b",
+    "V0": r"\bV0\b",
+    "LoRA": r"\bLoRA\b",
+    "NCCL": r"\bNCCL\b",
+    "MLA": r"\bMLA\b",
+    "hybrid": r"\bhybrid\b",
+    "preemption": r"\bpreemption\b",
+    "chunked prefill": r"\bchunked prefill\b",
+    "token budget": r"\btoken budget\b",
+}
 
 
 def student_markdown() -> list[tuple[str, int, str]]:
     """Every markdown cell a student reads (not the instructor's answers), in course order."""
-    return [(name, i, cell.source) for name in NOTEBOOKS for i, cell in enumerate(cells(name))
-            if cell.cell_type == "markdown" and not cell.metadata.get("nbgrader", {}).get("solution")]
+    return [
+        (name, i, cell.source)
+        for name in NOTEBOOKS
+        for i, cell in enumerate(cells(name))
+        if cell.cell_type == "markdown" and not cell.metadata.get("nbgrader", {}).get("solution")
+    ]
 
 
 def first_uses(texts: list[tuple[str, int, str]]) -> dict[str, tuple[int, int | None]]:
@@ -154,9 +202,11 @@ def first_uses(texts: list[tuple[str, int, str]]) -> dict[str, tuple[int, int | 
 
 def test_every_term_is_defined_before_or_where_it_is_first_used():
     texts = student_markdown()
-    late = {term: (texts[used][:2], None if defined is None else texts[defined][:2])
-            for term, (used, defined) in first_uses(texts).items()
-            if defined is None or defined > used}
+    late = {
+        term: (texts[used][:2], None if defined is None else texts[defined][:2])
+        for term, (used, defined) in first_uses(texts).items()
+        if defined is None or defined > used
+    }
     assert not late, f"(first use, definition) by term: {late}"
 
 
@@ -174,14 +224,19 @@ def test_every_term_is_in_the_glossary():
 
 
 # A path into the repository outside notebooks/, which the student's Lab does not serve.
-REPO_PATH = re.compile(r"(?<![\w/.])(?:docs|tests|kvlesson|scripts|binder|hub)/[\w./-]*|"
-                       r"`kvlesson\.[\w.]+`|\bREADME\b|\.md\b")
+REPO_PATH = re.compile(
+    r"(?<![\w/.])(?:docs|tests|kvlesson|scripts|binder|hub)/[\w./-]*|"
+    r"`kvlesson\.[\w.]+`|\bREADME\b|\.md\b"
+)
 
 
 def test_no_file_a_student_cannot_open_is_named():
     """A file the text sends a student to opens from the Lab (a notebook beside this one, a
     web page) or is quoted in the text; the repository's docs/ and tests/ are out of reach."""
-    named = [(name, i, m.group(0)) for name, i, text in student_markdown()
-             for m in REPO_PATH.finditer(re.sub(r"\]\(https?://[^)]*\)", "]", text))]
+    named = [
+        (name, i, m.group(0))
+        for name, i, text in student_markdown()
+        for m in REPO_PATH.finditer(re.sub(r"\]\(https?://[^)]*\)", "]", text))
+    ]
     assert not named, named
     assert REPO_PATH.search("see `docs/fidelity.md`") and REPO_PATH.search("tests/data/vllm_logs")

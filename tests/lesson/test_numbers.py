@@ -51,6 +51,7 @@ def sweep(chats):
 
 # --- Constants ----------------------------------------------------------------
 
+
 def test_gpu_memory_is_80e9_bytes_or_80_gib():
     assert kv.A100_80GB.memory_bytes == 80e9
     assert kv.A100_80GIB.memory_bytes == 85_899_345_920
@@ -82,14 +83,16 @@ def test_reserve_and_typical_chat():
 
 # --- The memory floor ---------------------------------------------------------
 
+
 @pytest.mark.parametrize("share", range(1, 101))
 def test_blocks_follow_the_floor_rule_at_every_share(share):
     pool = share * 80 * 10**9 // 100 - 16_060_522_496 - 2 * 10**9  # whole bytes: 80e9 is
     assert kv.memory_parts(share).blocks == max(0, pool // (16 * 131_072))
 
 
-@pytest.mark.parametrize("tokens, blocks", [(1, 1), (16, 1), (17, 2), (2_000, 125), (8_000, 500),
-                                            (128_000, 8_000)])
+@pytest.mark.parametrize(
+    "tokens, blocks", [(1, 1), (16, 1), (17, 2), (2_000, 125), (8_000, 500), (128_000, 8_000)]
+)
 def test_blocks_for_rounds_up_to_whole_blocks(tokens, blocks):
     assert kv.blocks_for(tokens) == blocks
 
@@ -122,8 +125,10 @@ def test_chats_that_fit_with_the_ceiling_reserved(longest, chats):
     assert kv.room(90, longest, reserved=True).typical == chats
 
 
-@pytest.mark.parametrize("share, pool, chats", [
-    (30, "5.9 GB", 22), (50, "21.9 GB", 83), (90, "53.9 GB", 205), (98, "60.3 GB", 230)])
+@pytest.mark.parametrize(
+    "share, pool, chats",
+    [(30, "5.9 GB", 22), (50, "21.9 GB", 83), (90, "53.9 GB", 205), (98, "60.3 GB", 230)],
+)
 def test_table_of_shares(share, pool, chats):
     r = kv.room(share, 8_000)
     assert quote.gb(r.parts.pool_bytes) == pool
@@ -145,8 +150,10 @@ def test_44_percent_starts_at_128000():
     assert r.starts
 
 
-@pytest.mark.parametrize("longest, share", [
-    (4_000, 24), (8_000, 24), (16_000, 26), (32_000, 28), (64_000, 34), (128_000, 44)])
+@pytest.mark.parametrize(
+    "longest, share",
+    [(4_000, 24), (8_000, 24), (16_000, 26), (32_000, 28), (64_000, 34), (128_000, 44)],
+)
 def test_lowest_working_share(longest, share):
     assert kv.lowest_share(longest) == share
     assert kv.room(share, longest).starts
@@ -167,6 +174,7 @@ def test_80_gib_reading():
 
 
 # --- The 600 chats ------------------------------------------------------------
+
 
 def test_the_draw_follows_the_rule():
     rng = random.Random(2026)
@@ -191,9 +199,19 @@ def test_the_600_chats(chats):
 
 # --- The cap sweep at 90%, ceiling 8,000 ----------------------------------------
 
-@pytest.mark.parametrize("cap, tokens_per_s, wait_ms", [
-    (1, 117, "8.0"), (8, 590, "12.8"), (32, 1_049, "28.5"), (64, 1_202, "47.3"),
-    (128, 1_300, "79.4"), (256, 1_284, "106.6"), (512, 1_284, "106.6")])
+
+@pytest.mark.parametrize(
+    "cap, tokens_per_s, wait_ms",
+    [
+        (1, 117, "8.0"),
+        (8, 590, "12.8"),
+        (32, 1_049, "28.5"),
+        (64, 1_202, "47.3"),
+        (128, 1_300, "79.4"),
+        (256, 1_284, "106.6"),
+        (512, 1_284, "106.6"),
+    ],
+)
 def test_cap_sweep(sweep, cap, tokens_per_s, wait_ms):
     row = sweep.loc[cap]
     assert round(row.tokens_per_s) == tokens_per_s
@@ -225,8 +243,10 @@ def test_stops_paying_at_64(sweep):
     assert stops_paying(sweep) == 64
 
 
-@pytest.mark.parametrize("longest, tokens_per_s, running, wait_ms", [
-    (8_000, 1_161, "49.7", "39.9"), (32_000, 732, "11.9", "15.6")])
+@pytest.mark.parametrize(
+    "longest, tokens_per_s, running, wait_ms",
+    [(8_000, 1_161, "49.7", "39.9"), (32_000, 732, "11.9", "15.6")],
+)
 def test_reserving_the_ceiling_at_cap_512(chats, longest, tokens_per_s, running, wait_ms):
     r = kv.serve(chats, 512, longest=longest, reserved=True)
     assert round(r.tokens_per_s) == tokens_per_s
@@ -269,6 +289,7 @@ def test_hand_case():
 
 # --- An unlimited pool is plain continuous batching ----------------------------
 
+
 def plain_continuous_batching(chats, cap):
     """No blocks at all: join while fewer than `cap` run; time each step as docs/model.md says.
 
@@ -287,8 +308,9 @@ def plain_continuous_batching(chats, cap):
             running.append(joined[-1])
         context = {i: chats[i].prompt + made[i] for i in running}
         read = sum(context[i] for i in joined) + len(running) - len(joined)
-        seconds = max(2 * params * read / peak,
-                      (weights + per_token * sum(context.values())) / bandwidth)
+        seconds = max(
+            2 * params * read / peak, (weights + per_token * sum(context.values())) / bandwidth
+        )
         clock += seconds
         busy += seconds * len(running)
         steps += 1
@@ -313,48 +335,107 @@ def test_unlimited_pool_is_plain_continuous_batching(chats, cap):
 
 LESSON = {
     "floor": {
-        "pool": "53.9 GB", "blocks": "25,720", "tokens": "411,520", "unused": "8.0 GB",
-        "typical": "205", "bytes_per_token": "131,072", "block_bytes": "2,097,152",
-        "pool_30": "5.9 GB", "typical_30": "22", "pool_50": "21.9 GB", "typical_50": "83",
-        "pool_90": "53.9 GB", "typical_90": "205", "pool_98": "60.3 GB", "typical_98": "230",
+        "pool": "53.9 GB",
+        "blocks": "25,720",
+        "tokens": "411,520",
+        "unused": "8.0 GB",
+        "typical": "205",
+        "bytes_per_token": "131,072",
+        "block_bytes": "2,097,152",
+        "pool_30": "5.9 GB",
+        "typical_30": "22",
+        "pool_50": "21.9 GB",
+        "typical_50": "83",
+        "pool_90": "53.9 GB",
+        "typical_90": "205",
+        "pool_98": "60.3 GB",
+        "typical_98": "230",
         "first_share_with_blocks": "23%",
-        "gib_pool": "59.2 GB", "gib_blocks": "28,252", "gib_typical": "226",
+        "gib_pool": "59.2 GB",
+        "gib_blocks": "28,252",
+        "gib_typical": "226",
     },
     "ceiling": {
-        "blocks_typical": "205", "reserved_4000": "102", "reserved_8000": "51",
-        "reserved_32000": "12", "reserved_128000": "3",
-        "pool_40": "13.9 GB", "blocks_40": "6,646", "tokens_40": "106,336",
-        "starts_40": "does not start", "blocks_44": "8,172", "starts_44": "starts",
+        "blocks_typical": "205",
+        "reserved_4000": "102",
+        "reserved_8000": "51",
+        "reserved_32000": "12",
+        "reserved_128000": "3",
+        "pool_40": "13.9 GB",
+        "blocks_40": "6,646",
+        "tokens_40": "106,336",
+        "starts_40": "does not start",
+        "blocks_44": "8,172",
+        "starts_44": "starts",
         "long_needs": "8,000",
-        "lowest_4000": "24%", "lowest_8000": "24%", "lowest_16000": "26%",
-        "lowest_32000": "28%", "lowest_64000": "34%", "lowest_128000": "44%",
+        "lowest_4000": "24%",
+        "lowest_8000": "24%",
+        "lowest_16000": "26%",
+        "lowest_32000": "28%",
+        "lowest_64000": "34%",
+        "lowest_128000": "44%",
     },
     "sweep": {
-        "prompt_min": "305", "prompt_max": "5,965", "prompt_total": "1,129,059",
-        "prompt_mean": "1,882", "reply_min": "40", "reply_max": "400", "reply_total": "94,117",
-        "tps_1": "117", "wait_1": "8.0 ms", "tps_8": "590", "wait_8": "12.8 ms",
-        "tps_32": "1,049", "wait_32": "28.5 ms", "tps_64": "1,202", "wait_64": "47.3 ms",
-        "tps_128": "1,300", "wait_128": "79.4 ms", "tps_256": "1,284", "wait_256": "106.6 ms",
-        "tps_512": "1,284", "wait_512": "106.6 ms", "pauses_256": "11", "pauses_512": "11",
-        "rebuilt_top": "21,333", "running_top": "194.9",
-        "stops_paying": "64", "min_gain_before": "14.6%", "gain_after": "8.2%",
+        "prompt_min": "305",
+        "prompt_max": "5,965",
+        "prompt_total": "1,129,059",
+        "prompt_mean": "1,882",
+        "reply_min": "40",
+        "reply_max": "400",
+        "reply_total": "94,117",
+        "tps_1": "117",
+        "wait_1": "8.0 ms",
+        "tps_8": "590",
+        "wait_8": "12.8 ms",
+        "tps_32": "1,049",
+        "wait_32": "28.5 ms",
+        "tps_64": "1,202",
+        "wait_64": "47.3 ms",
+        "tps_128": "1,300",
+        "wait_128": "79.4 ms",
+        "tps_256": "1,284",
+        "wait_256": "106.6 ms",
+        "tps_512": "1,284",
+        "wait_512": "106.6 ms",
+        "pauses_256": "11",
+        "pauses_512": "11",
+        "rebuilt_top": "21,333",
+        "running_top": "194.9",
+        "stops_paying": "64",
+        "min_gain_before": "14.6%",
+        "gain_after": "8.2%",
         "wait_ratio_after": "1.68",
-        "reserved_tps_8000": "1,161", "reserved_running_8000": "49.7",
-        "reserved_wait_8000": "39.9 ms", "reserved_tps_32000": "732",
-        "reserved_running_32000": "11.9", "reserved_wait_32000": "15.6 ms",
-        "tokens_50": "167,376", "tps_50_64": "1,202", "pauses_50_64": "0",
-        "tps_50_128": "1,168", "pauses_50_128": "26",
-        "tokens_35": "75,824", "tps_35_32": "1,038", "pauses_35_32": "4",
+        "reserved_tps_8000": "1,161",
+        "reserved_running_8000": "49.7",
+        "reserved_wait_8000": "39.9 ms",
+        "reserved_tps_32000": "732",
+        "reserved_running_32000": "11.9",
+        "reserved_wait_32000": "15.6 ms",
+        "tokens_50": "167,376",
+        "tps_50_64": "1,202",
+        "pauses_50_64": "0",
+        "tps_50_128": "1,168",
+        "pauses_50_128": "26",
+        "tokens_35": "75,824",
+        "tps_35_32": "1,038",
+        "pauses_35_32": "4",
         **{f"tps_35_{cap}": "1,018" for cap in (64, 128, 256, 512)},
         **{f"pauses_35_{cap}": "39" for cap in (64, 128, 256, 512)},
-        "prefill_s": "58.1 s", "prefill_us_per_token": "51.5 us", "prefill_max_tps": "1,619",
+        "prefill_s": "58.1 s",
+        "prefill_us_per_token": "51.5 us",
+        "prefill_max_tps": "1,619",
         "prefill_mean_prompt": "96.9 ms",
     },
-    "preemption": {"hand_steps": "18", "hand_pauses": "1", "hand_first_pause": "3",
-                   "hand_steps_room": "10"},
+    "preemption": {
+        "hand_steps": "18",
+        "hand_pauses": "1",
+        "hand_first_pause": "3",
+        "hand_steps_room": "10",
+    },
 }
-QUOTED = [(section, key, text) for section, figures in LESSON.items()
-          for key, text in figures.items()]
+QUOTED = [
+    (section, key, text) for section, figures in LESSON.items() for key, text in figures.items()
+]
 
 
 @pytest.fixture(scope="module")
@@ -382,8 +463,14 @@ def as_json() -> dict:
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kvlesson", "numbers", *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "kvlesson", "numbers", *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 @pytest.mark.parametrize("section, key, text", QUOTED)
@@ -401,16 +488,20 @@ def test_json_agrees_with_lesson_numbers(numbers, as_json):
     for section, figures in numbers.items():
         assert as_json[section].keys() == figures.keys()
         for key, figure in figures.items():
-            assert as_json[section][key] == {"value": figure.value, "text": figure.text,
-                                             "about": figure.about}, (section, key)
+            assert as_json[section][key] == {
+                "value": figure.value,
+                "text": figure.text,
+                "about": figure.about,
+            }, (section, key)
 
 
 def test_json_values_are_the_lessons(as_json):
-    values = {key: figure["value"] for figures in as_json.values() for key, figure in figures.items()}
+    values = {
+        key: figure["value"] for figures in as_json.values() for key, figure in figures.items()
+    }
     assert values["blocks"] == 25_720
     assert values["weights"] == 16_060_522_496
     assert values["gpu"] == 80 * 10**9
     assert values["stops_paying"] == 64
     assert values["starts_40"] is False and values["starts_44"] is True
     assert values["rebuilt_top"] == 21_333
-

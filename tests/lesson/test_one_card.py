@@ -21,13 +21,19 @@ from kvlesson.grading.build.shown_numbers import cell_text
 from kvlesson.lesson import card_sentences
 from support.paths import ROOT
 
-READING = (r"the (?P<name>[A-Z][\w .]*?) (?P<how>as vLLM measures it|as its data sheet reads it) "
-           r"\((?P<size>[^)]*)\), with (?P<reserve>the toy's fixed reserve of [\d.]+ GB|"
-           r"[\d.]+ GB assumed for what profiling takes)")
-SWITCH = re.compile(re.escape(card_sentences.SWITCH) + r" .*? drew " + READING +
-                    r"; .*? draws it (?P<how2>as vLLM measures it|as its data sheet reads it) "
-                    r"\((?P<size2>[^)]*)\), with (?P<reserve2>the toy's fixed reserve of [\d.]+ "
-                    r"GB|[\d.]+ GB assumed for what profiling takes)\.")
+READING = (
+    r"the (?P<name>[A-Z][\w .]*?) (?P<how>as vLLM measures it|as its data sheet reads it) "
+    r"\((?P<size>[^)]*)\), with (?P<reserve>the toy's fixed reserve of [\d.]+ GB|"
+    r"[\d.]+ GB assumed for what profiling takes)"
+)
+SWITCH = re.compile(
+    re.escape(card_sentences.SWITCH)
+    + r" .*? drew "
+    + READING
+    + r"; .*? draws it (?P<how2>as vLLM measures it|as its data sheet reads it) "
+    r"\((?P<size2>[^)]*)\), with (?P<reserve2>the toy's fixed reserve of [\d.]+ "
+    r"GB|[\d.]+ GB assumed for what profiling takes)\."
+)
 
 
 def notebook_texts() -> list[tuple[str, str]]:
@@ -46,16 +52,20 @@ def unstated_switches(texts: list[tuple[str, str]]) -> list[str]:
     last: dict[str, tuple[str, str, str]] = {}
     problems = []
     for name, text in texts:
-        stated = {(m["name"], (m["how"], m["size"], m["reserve"]),
-                   (m["how2"], m["size2"], m["reserve2"])) for m in SWITCH.finditer(text)}
+        stated = {
+            (m["name"], (m["how"], m["size"], m["reserve"]), (m["how2"], m["size2"], m["reserve2"]))
+            for m in SWITCH.finditer(text)
+        }
         seen_here: dict[str, tuple[str, str, str]] = {}
         for match in re.finditer(READING, text):
             card, reading = match["name"], (match["how"], match["size"], match["reserve"])
             before = last.get(card)
             changed = before is not None and before != reading and card not in seen_here
             if changed and (card, before, reading) not in stated:
-                problems.append(f"{name}: {card} {reading[0]} ({reading[1]}), after "
-                                f"{before[0]} ({before[1]}), with no 'Which card.' sentence")
+                problems.append(
+                    f"{name}: {card} {reading[0]} ({reading[1]}), after "
+                    f"{before[0]} ({before[1]}), with no 'Which card.' sentence"
+                )
             seen_here.setdefault(card, reading)
         last.update(seen_here)
     return problems
@@ -70,14 +80,24 @@ def test_every_change_of_reading_is_stated_in_the_notebook_that_makes_it():
 
 
 def test_the_check_fails_when_a_notebook_switches_without_saying_so():
-    toy, real = (card_sentences.card_phrase(reading) for reading in
-                 (card_sentences.toy(kv.A100_80GB), card_sentences.real(kv.A100_80GB)))
+    toy, real = (
+        card_sentences.card_phrase(reading)
+        for reading in (card_sentences.toy(kv.A100_80GB), card_sentences.real(kv.A100_80GB))
+    )
     course = [("01", f"The card: {toy}; pool 53.9 GB."), ("05", f"The card: {real}; pool 57.6 GB.")]
     assert unstated_switches(course) == [
-        ("05: A100 80GB as vLLM measures it (79.32 GiB, 85.2 GB), after as its data sheet reads "
-         "it (80.0 GB), with no 'Which card.' sentence")]
-    said = card_sentences.switch_sentence(card_sentences.toy(kv.A100_80GB), "notebook 1",
-                                          card_sentences.real(kv.A100_80GB), 90, kv.LLAMA_31_8B)
+        (
+            "05: A100 80GB as vLLM measures it (79.32 GiB, 85.2 GB), after as its data sheet reads "
+            "it (80.0 GB), with no 'Which card.' sentence"
+        )
+    ]
+    said = card_sentences.switch_sentence(
+        card_sentences.toy(kv.A100_80GB),
+        "notebook 1",
+        card_sentences.real(kv.A100_80GB),
+        90,
+        kv.LLAMA_31_8B,
+    )
     assert unstated_switches([course[0], (course[1][0], course[1][1] + "\n" + said)]) == []
 
 

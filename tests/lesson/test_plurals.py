@@ -27,14 +27,17 @@ def test_a_count_and_its_noun(n):
     assert counted(float(n), "chat") == SAID[n]  # 1.0 chats a second is 1 chat a second
     assert counted(n, "pause") == SAID[n].replace("chat", "pause")
     assert counted(n, "child", "children") == SAID[n].replace("chats", "children").replace(
-        "chat", "child")
+        "chat", "child"
+    )
 
 
 def test_fractions_and_thousands():
     assert counted(0.5, "chat") == "0.5 chats" and counted(1_218, "pause") == "1,218 pauses"
 
 
-@pytest.mark.parametrize("n, said", [(0, "0 chats pass"), (1, "1 chat passes"), (2, "2 chats pass")])
+@pytest.mark.parametrize(
+    "n, said", [(0, "0 chats pass"), (1, "1 chat passes"), (2, "2 chats pass")]
+)
 def test_past_the_ceiling(n, said):
     assert past_the_ceiling(n) == f"{said} the ceiling"
 
@@ -53,8 +56,9 @@ def test_the_chats_summary(n):
 
 @pytest.mark.parametrize("pauses", [0, 1, 2])
 def test_the_sweep_caption(pauses):
-    sweep = pd.DataFrame([{"cap": 8, "tokens_per_s": 900.0, "wait_ms": 9.0, "avg_running": 8.0,
-                           "pauses": pauses}])
+    sweep = pd.DataFrame(
+        [{"cap": 8, "tokens_per_s": 900.0, "wait_ms": 9.0, "avg_running": 8.0, "pauses": pauses}]
+    )
     caption = str(sentences.SweepView(90, sweep, None).caption(8))
     assert caption.endswith(f"{SAID[pauses].replace('chat', 'pause')}.")
 

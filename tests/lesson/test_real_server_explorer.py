@@ -36,11 +36,14 @@ def test_a_launch_that_fails_shows_vllms_error():
     assert "the estimated maximum model length is 28688." in view.caption
 
 
-@pytest.mark.parametrize("text, words", [
-    ("", "Paste a config.json"),
-    ("{not json", "This cannot be sized"),
-    (json.dumps({**LLAMA_31_8B_CONFIG, "kv_lora_rank": 512}), "MLA"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("", "Paste a config.json"),
+        ("{not json", "This cannot be sized"),
+        (json.dumps({**LLAMA_31_8B_CONFIG, "kv_lora_rank": 512}), "MLA"),
+    ],
+)
 def test_a_paste_that_cannot_be_sized_says_why(text, words):
     view = real_view(kv.H100_80GB, text, 1, "bf16", "auto", 92, 131_072)
     assert view.launch is None and words in view.caption
@@ -63,6 +66,7 @@ def test_the_controls_redraw():
 
 # --- a tensor-parallel size vLLM refuses (issue 18): the explorer says so, in vLLM's words
 
+
 def vllm_splits(heads: int, kv_heads: int, tp: int) -> bool:
     """vLLM's rule, written out apart from the package: tp divides the attention heads, and
     it divides the KV heads or is a multiple of them."""
@@ -70,9 +74,15 @@ def vllm_splits(heads: int, kv_heads: int, tp: int) -> bool:
 
 
 def config_with_heads(heads: int, kv_heads: int) -> str:
-    return json.dumps({**LLAMA_31_8B_CONFIG, "_name_or_path": f"{heads}/{kv_heads} heads",
-                       "num_attention_heads": heads, "num_key_value_heads": kv_heads,
-                       "head_dim": 128})
+    return json.dumps(
+        {
+            **LLAMA_31_8B_CONFIG,
+            "_name_or_path": f"{heads}/{kv_heads} heads",
+            "num_attention_heads": heads,
+            "num_key_value_heads": kv_heads,
+            "head_dim": 128,
+        }
+    )
 
 
 @pytest.mark.parametrize("model", list(MODELS))
@@ -85,7 +95,9 @@ def test_every_model_and_tp_the_explorer_offers_follows_vllms_rule(model, tp):
     if refusal is None and -(-m.weights_bytes // tp) <= kv.H100_80GB.total_bytes:
         assert view.launch is not None
     elif refusal is None:  # the weights pass the card: out of memory in step 2, nothing to draw
-        assert view.launch is None and "runs out of memory while it loads the weights" in view.caption
+        assert (
+            view.launch is None and "runs out of memory while it loads the weights" in view.caption
+        )
     else:
         assert view.launch is None
         assert "**The server does not start.**" in view.caption and refusal in view.caption
@@ -93,8 +105,10 @@ def test_every_model_and_tp_the_explorer_offers_follows_vllms_rule(model, tp):
 
 def test_qwen_on_eight_gpus_is_refused_as_the_start_up_check_refuses_it():
     refusal = kv.QWEN25_7B.tp_refusal(8)
-    assert refusal == ("ValueError: Total number of attention heads (28) must be divisible by "
-                       "tensor parallel size (8).")
+    assert refusal == (
+        "ValueError: Total number of attention heads (28) must be divisible by "
+        "tensor parallel size (8)."
+    )
     view = real_view(kv.H100_80GB, kv.QWEN25_7B, 8, "bf16", "auto", 92, 32_768)
     assert view.launch is None and view.caption.endswith(f"vLLM says: {refusal}")
     with pytest.raises(ValueError) as start_up:  # the package's start-up, the same words
@@ -102,17 +116,27 @@ def test_qwen_on_eight_gpus_is_refused_as_the_start_up_check_refuses_it():
     assert refusal in str(start_up.value)
 
 
-@pytest.mark.parametrize("heads, kv_heads, tp, words", [
-    (40, 10, 4, "AssertionError: 10 is not divisible by 4"),  # tp divides heads, not KV heads
-    (40, 10, 8, "AssertionError: 10 is not divisible by 8"),
-    (48, 12, 8, "AssertionError: 12 is not divisible by 8"),
-    (24, 3, 8, "AssertionError: 8 is not divisible by 3"),  # more GPUs, but not a multiple
-    (20, 4, 8, "Total number of attention heads (20) must be divisible by tensor parallel size (8)"),
-    (32, 4, 8, None),  # more GPUs than KV heads: each head copied to 2 of them
-    (56, 8, 8, None),
-])
+@pytest.mark.parametrize(
+    "heads, kv_heads, tp, words",
+    [
+        (40, 10, 4, "AssertionError: 10 is not divisible by 4"),  # tp divides heads, not KV heads
+        (40, 10, 8, "AssertionError: 10 is not divisible by 8"),
+        (48, 12, 8, "AssertionError: 12 is not divisible by 8"),
+        (24, 3, 8, "AssertionError: 8 is not divisible by 3"),  # more GPUs, but not a multiple
+        (
+            20,
+            4,
+            8,
+            "Total number of attention heads (20) must be divisible by tensor parallel size (8)",
+        ),
+        (32, 4, 8, None),  # more GPUs than KV heads: each head copied to 2 of them
+        (56, 8, 8, None),
+    ],
+)
 def test_a_pasted_config_is_held_to_the_same_rule(heads, kv_heads, tp, words):
-    view = real_view(kv.H100_80GB, config_with_heads(heads, kv_heads), tp, "bf16", "auto", 92, 4_096)
+    view = real_view(
+        kv.H100_80GB, config_with_heads(heads, kv_heads), tp, "bf16", "auto", 92, 4_096
+    )
     assert vllm_splits(heads, kv_heads, tp) == (words is None)
     if words is None:
         assert view.launch is not None and "does not start" not in view.caption
@@ -132,15 +156,21 @@ def test_the_explorer_clears_the_bar_when_vllm_refuses_the_split():
 
 # --- the suggested preset is section 5's launch
 
+
 def section_5_error() -> str:
     """The start-up error printed under section 5's walk in the executed instructor notebook."""
     notebook = nbformat.read(ROOT / "solutions" / "05_real_server" / "real_server.ipynb", 4)
-    start = next(i for i, cell in enumerate(notebook.cells)
-                 if cell.cell_type == "markdown" and cell.source.startswith("## 5 "))
+    start = next(
+        i
+        for i, cell in enumerate(notebook.cells)
+        if cell.cell_type == "markdown" and cell.source.startswith("## 5 ")
+    )
     walk = next(cell for cell in notebook.cells[start:] if cell.cell_type == "code")
-    printed = "".join(output.get("text") or output.get("data", {}).get("text/plain", "")
-                      for output in walk.outputs)
-    return printed[printed.index("ValueError"):].strip()
+    printed = "".join(
+        output.get("text") or output.get("data", {}).get("text/plain", "")
+        for output in walk.outputs
+    )
+    return printed[printed.index("ValueError") :].strip()
 
 
 def test_the_preset_button_reproduces_section_5():
@@ -148,9 +178,15 @@ def test_the_preset_button_reproduces_section_5():
     explorer.weights.value = "fp8"
     explorer.preset.click()
     assert (explorer.gpu.value, explorer.model.value, explorer.tp.value) == (
-        "H100_80GB", "LLAMA_33_70B", 2)
+        "H100_80GB",
+        "LLAMA_33_70B",
+        2,
+    )
     assert (explorer.share.value, explorer.longest.value, explorer.weights.value) == (
-        VLLM_SHARE, FULL_LENGTH, "bf16")
+        VLLM_SHARE,
+        FULL_LENGTH,
+        "bf16",
+    )
     assert section_5_error() in html.unescape(explorer.caption.value)
     assert TWO_H100.start().error() == section_5_error()
 
@@ -165,14 +201,19 @@ def test_the_preset_redraws_once():
 
 def test_notebook_5_points_at_the_preset_button():
     notebook = nbformat.read(ROOT / "solutions" / "05_real_server" / "real_server.ipynb", 4)
-    explore = next(cell.source for cell in notebook.cells
-                   if cell.cell_type == "markdown" and cell.source.startswith("## 8 "))
+    explore = next(
+        cell.source
+        for cell in notebook.cells
+        if cell.cell_type == "markdown" and cell.source.startswith("## 8 ")
+    )
     button = preset_name(TWO_H100)
     assert button.split(":")[0] in explore and "70B" in button
 
 
-@pytest.mark.parametrize("tp, words", [(1, "One GPU (H100 80GB"), (2, "Each of 2 GPUs (H100 80GB"),
-                                       (8, "Each of 8 GPUs (H100 80GB")])  # Llama 3.1 8B fits one
+@pytest.mark.parametrize(
+    "tp, words",
+    [(1, "One GPU (H100 80GB"), (2, "Each of 2 GPUs (H100 80GB"), (8, "Each of 8 GPUs (H100 80GB")],
+)  # Llama 3.1 8B fits one
 def test_the_caption_counts_its_gpus(tp, words):
     caption = real_view(kv.H100_80GB, kv.LLAMA_31_8B, tp, "bf16", "auto", 92, 4_096).caption
     assert caption.startswith(words) and "1 GPUs" not in caption and "Each of 1 " not in caption
@@ -184,7 +225,6 @@ def test_a_courses_model_config_starts_out_pasted(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "model_config.json").write_text(json.dumps(LLAMA_31_8B_CONFIG))
     explorer = RealServerExplorer("A100_80GB", "model_config.json")
-    assert (explorer.model.value, json.loads(explorer.config.value)) == \
-        (PASTED, LLAMA_31_8B_CONFIG)
+    assert (explorer.model.value, json.loads(explorer.config.value)) == (PASTED, LLAMA_31_8B_CONFIG)
     view = explorer.compute(explorer.setting())
     assert view.launch is not None and view.launch.starts, view.caption

@@ -31,10 +31,14 @@ def labels_on_the_box(chart) -> list[str]:
         return []
     box = chart.bar.over.get_window_extent(renderer)
     texts = [*chart.bar.labels, getattr(chart, "line_label", None), chart.ax.title]
-    return [text.get_text() for text in texts
-            if text is not None and text.get_text().strip()
-            and text.get_window_extent(renderer).overlaps(box)
-            and not (text.get_bbox_patch() and text.get_bbox_patch().get_facecolor() == (1, 1, 1, 1))]
+    return [
+        text.get_text()
+        for text in texts
+        if text is not None
+        and text.get_text().strip()
+        and text.get_window_extent(renderer).overlaps(box)
+        and not (text.get_bbox_patch() and text.get_bbox_patch().get_facecolor() == (1, 1, 1, 1))
+    ]
 
 
 def over_the_budget_entry(chart):
@@ -43,8 +47,9 @@ def over_the_budget_entry(chart):
     return legend.legend_handles[names.index(OVER_THE_BUDGET)]
 
 
-@pytest.mark.parametrize("chart", [charts.MemoryBar(kv.memory_parts(20)), PlanBar()],
-                         ids=["memory bar", "plan bar"])
+@pytest.mark.parametrize(
+    "chart", [charts.MemoryBar(kv.memory_parts(20)), PlanBar()], ids=["memory bar", "plan bar"]
+)
 def test_the_crossed_out_box_has_a_hatched_legend_entry(chart):
     handle = over_the_budget_entry(chart)
     assert handle.get_hatch() == OVER_HATCH
@@ -60,10 +65,16 @@ def test_no_size_sits_on_the_memory_bars_crossed_out_box(share):
     assert chart.bar.labels[0].get_text() == "16.06 GB"  # the weights keep their size, even at 1%
 
 
-@pytest.mark.parametrize("gpu, model, tp", [
-    (kv.H100_80GB, "LLAMA_33_70B", 2), (kv.A100_80GB, "LLAMA_31_8B", 1),
-    (kv.RTX_3090, "QWEN25_7B", 1), (kv.A100_40GB, "LLAMA_33_70B", 4),
-    (kv.RTX_3090, "LLAMA_31_8B", 2)])
+@pytest.mark.parametrize(
+    "gpu, model, tp",
+    [
+        (kv.H100_80GB, "LLAMA_33_70B", 2),
+        (kv.A100_80GB, "LLAMA_31_8B", 1),
+        (kv.RTX_3090, "QWEN25_7B", 1),
+        (kv.A100_40GB, "LLAMA_33_70B", 4),
+        (kv.RTX_3090, "LLAMA_31_8B", 2),
+    ],
+)
 def test_no_size_sits_on_the_plans_crossed_out_box(gpu, model, tp):
     chart = PlanBar()
     crossed = 0

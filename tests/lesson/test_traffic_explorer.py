@@ -47,22 +47,24 @@ def test_sliders_redraw_and_the_axes_stay():
 
 
 def test_gap_and_queue_figures():
-    steps = kv.trace([kv.Request(100, 30), kv.Request(2_000, 5, 0.05)], 4, longest=None,
-                     blocks=500)
+    steps = kv.trace([kv.Request(100, 30), kv.Request(2_000, 5, 0.05)], 4, longest=None, blocks=500)
     gaps = traffic_charts.token_gaps(steps, 0)
     assert len(gaps) == 29 and max(gaps) > 5 * min(gaps)  # the step that read 2,000 tokens
     figure = traffic_charts.gap_chart({"no budget": steps}, 0).figure
     assert len(figure.axes[0].lines) == 1
-    run = kv.serve([kv.Request(100, 30, 0.0), kv.Request(100, 30, 0.5)], 1, longest=None,
-                   blocks=500)
+    run = kv.serve(
+        [kv.Request(100, 30, 0.0), kv.Request(100, 30, 0.5)], 1, longest=None, blocks=500
+    )
     figure = traffic_charts.queue_chart({"one": run}).figure
     assert len(figure.axes[0].lines) == 1
 
 
 def test_the_queue_chart_shows_the_clients_a_proxy_turned_away():
     chats = [kv.Request(100, 300, 0.0)] * 5
-    runs = {"proxy 2": kv.serve(chats, 8, blocks=100, longest=None, admission=2),
-            "no proxy": kv.serve(chats, 8, blocks=100, longest=None)}
+    runs = {
+        "proxy 2": kv.serve(chats, 8, blocks=100, longest=None, admission=2),
+        "no proxy": kv.serve(chats, 8, blocks=100, longest=None),
+    }
     inside, outside = traffic_charts.queue_chart(runs).figure.axes
     assert len(inside.lines) == len(outside.lines) == 2
     assert outside.get_ylabel() == "retrying outside"
@@ -75,11 +77,14 @@ def test_any_cap_up_to_the_smallest_budget():
     assert explorer.cap.value == 100 and explorer.rate.value == 0.7
 
 
-@pytest.mark.parametrize("settings_, message", [
-    (dict(cap=129), r"cap must be in 1\.\.128"),
-    (dict(budget=300), r"budget must be one of 128, 512, 2048, 8192, 0 \(0: no budget\)"),
-    (dict(rate=0), r"rate must be > 0"),
-])
+@pytest.mark.parametrize(
+    "settings_, message",
+    [
+        (dict(cap=129), r"cap must be in 1\.\.128"),
+        (dict(budget=300), r"budget must be one of 128, 512, 2048, 8192, 0 \(0: no budget\)"),
+        (dict(rate=0), r"rate must be > 0"),
+    ],
+)
 def test_bad_explorer_settings_are_named(settings_, message):
     with pytest.raises(ValueError, match=message):
         TrafficExplorer(CHATS, **settings_)

@@ -21,12 +21,22 @@ NOTEBOOK = ROOT / "solutions" / "06_traffic" / "traffic.ipynb"
 
 # What section 4 says, figure by figure (pinned: a change of the model shows here first).
 QUOTED = {
-    "old_open_pauses": "1,218", "old_open_p95": "397 s", "old_cap2_p95": "81 s",
-    "now_open_pauses": "2", "now_open_p95": "29 s", "now_cap2_p95": "81 s",
+    "old_open_pauses": "1,218",
+    "old_open_p95": "397 s",
+    "old_cap2_p95": "81 s",
+    "now_open_pauses": "2",
+    "now_open_p95": "29 s",
+    "now_cap2_p95": "81 s",
     "now_cap2_worse": "2.8 times",
-    "old_cap6_refusals": "6,979", "old_cap6_pauses": "1,377", "old_cap6_p95": "433 s",
-    "long_open_pauses": "134", "long_open_rebuilt": "775,369", "long_open_p95": "750 s",
-    "long_open_rate": "479 tokens/s", "long_cap4_pauses": "0", "long_cap4_p95": "1,619 s",
+    "old_cap6_refusals": "6,979",
+    "old_cap6_pauses": "1,377",
+    "old_cap6_p95": "433 s",
+    "long_open_pauses": "134",
+    "long_open_rebuilt": "775,369",
+    "long_open_p95": "750 s",
+    "long_open_rate": "479 tokens/s",
+    "long_cap4_pauses": "0",
+    "long_cap4_p95": "1,619 s",
     "long_cap4_rate": "352 tokens/s",
 }
 
@@ -40,9 +50,12 @@ def figures() -> dict:
 
 def section_4() -> str:
     """Section 4's prose, from its heading to section 5's."""
-    text = "\n".join(cell.source for cell in nbformat.read(NOTEBOOK, as_version=4).cells
-                     if cell.cell_type == "markdown")
-    return text[text.index("## 4 · The proxy"):text.index("## 5 · ")]
+    text = "\n".join(
+        cell.source
+        for cell in nbformat.read(NOTEBOOK, as_version=4).cells
+        if cell.cell_type == "markdown"
+    )
+    return text[text.index("## 4 · The proxy") : text.index("## 5 · ")]
 
 
 @pytest.mark.parametrize("key, text", QUOTED.items())
@@ -64,19 +77,36 @@ def test_the_reference_engine_serves_the_six_agents_alike(rule, cap):
     fast = next(run.result for run in tn.proxy_runs(tn.six_agents(), [rule], [cap]))
     ref = kv.serve(tn.six_agents(), tn.SERVER_CAP, admission=cap, admit_rule=rule, **tn.rig())
     assert (fast.pauses, fast.rebuilt_tokens, fast.proxy_refusals, fast.steps) == (
-        ref.pauses, ref.rebuilt_tokens, ref.proxy_refusals, ref.steps)
+        ref.pauses,
+        ref.rebuilt_tokens,
+        ref.proxy_refusals,
+        ref.steps,
+    )
     assert kv.latency(fast).ttft.p95 == pytest.approx(kv.latency(ref).ttft.p95, rel=1e-9)
 
 
 def test_the_lesson_of_section_4():
     """Before 0.19 a cap of two cut the tail and every pause; since 0.19 the server holds back
     what does not fit, and the same cap only makes the tail worse."""
+
     def run(rule, cap):
         return kv.serve(tn.six_agents(), tn.SERVER_CAP, admission=cap, admit_rule=rule, **tn.rig())
-    old_open, old_cap, now_open, now_cap = (run(FIRST_CHUNK, None), run(FIRST_CHUNK, 2),
-                                            run(WHOLE_PROMPT, None), run(WHOLE_PROMPT, 2))
-    p95 = {name: kv.latency(result).ttft.p95 for name, result in
-           (("old open", old_open), ("old cap", old_cap), ("now open", now_open), ("now cap", now_cap))}
+
+    old_open, old_cap, now_open, now_cap = (
+        run(FIRST_CHUNK, None),
+        run(FIRST_CHUNK, 2),
+        run(WHOLE_PROMPT, None),
+        run(WHOLE_PROMPT, 2),
+    )
+    p95 = {
+        name: kv.latency(result).ttft.p95
+        for name, result in (
+            ("old open", old_open),
+            ("old cap", old_cap),
+            ("now open", now_open),
+            ("now cap", now_cap),
+        )
+    }
     assert old_open.pauses > 100 * max(now_open.pauses, 1) and old_cap.pauses == 0
     assert p95["old cap"] < p95["old open"] / 4
     assert p95["now cap"] > 2 * p95["now open"]
@@ -84,8 +114,10 @@ def test_the_lesson_of_section_4():
 
 
 def test_long_replies_still_fill_the_pool_and_a_cap_only_moves_the_wait():
-    days = {cap: kv.serve(tn.reasoning_agents(), tn.SERVER_CAP, admission=cap, **tn.rig())
-            for cap in (None, 4)}
+    days = {
+        cap: kv.serve(tn.reasoning_agents(), tn.SERVER_CAP, admission=cap, **tn.rig())
+        for cap in (None, 4)
+    }
     assert days[None].pauses > 100 and days[4].pauses == 0
     assert kv.latency(days[4]).ttft.p95 > 2 * kv.latency(days[None]).ttft.p95
     assert days[4].tokens_per_s < days[None].tokens_per_s
@@ -93,6 +125,7 @@ def test_long_replies_still_fill_the_pool_and_a_cap_only_moves_the_wait():
 
 def test_the_defaults_the_text_quotes():
     figures = tn.defaults_numbers(kv.A100_80GB)
-    assert [figures[key].text for key in ("release", "whole_prompt_since", "budget_here",
-                                          "budget_h100", "seqs_here")] == [
-        "0.33.0", "0.19.0", "2,048", "8,192", "256"]
+    assert [
+        figures[key].text
+        for key in ("release", "whole_prompt_since", "budget_here", "budget_h100", "seqs_here")
+    ] == ["0.33.0", "0.19.0", "2,048", "8,192", "256"]

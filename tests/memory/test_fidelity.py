@@ -55,6 +55,7 @@ def row_text(key: str) -> str:
 
 # --- the table's shape ----------------------------------------------------------------------
 
+
 def test_every_row_names_its_source_version_and_verdict():
     assert len(ROWS) >= 30
     for key, row in ROWS.items():
@@ -69,17 +70,38 @@ def test_every_row_names_its_source_version_and_verdict():
 
 def test_the_rules_of_notebooks_5_and_6_are_all_there():
     text = DOC.read_text()
-    for topic in ("cudaMemGetInfo", "gpu_memory_utilization", "null block", "max_model_len=-1",
-                  "Maximum concurrency", "GPU KV cache size", "tensor parallel", "FP8", "k8v4",
-                  "max_num_batched_tokens", "max_num_seqs", "prefix caching", "chunked prefill",
-                  "free_gpu_memory_fraction", "llama.cpp", "TGI", "admitting a waiting request",
-                  "preemption", "Preemptions: N", "TPOT", "ITL", "percentile", "token budget",
-                  "long_prefill_token_threshold"):
+    for topic in (
+        "cudaMemGetInfo",
+        "gpu_memory_utilization",
+        "null block",
+        "max_model_len=-1",
+        "Maximum concurrency",
+        "GPU KV cache size",
+        "tensor parallel",
+        "FP8",
+        "k8v4",
+        "max_num_batched_tokens",
+        "max_num_seqs",
+        "prefix caching",
+        "chunked prefill",
+        "free_gpu_memory_fraction",
+        "llama.cpp",
+        "TGI",
+        "admitting a waiting request",
+        "preemption",
+        "Preemptions: N",
+        "TPOT",
+        "ITL",
+        "percentile",
+        "token budget",
+        "long_prefill_token_threshold",
+    ):
         assert topic in text, topic
     assert "0.33.0" in text
 
 
 # --- the pinned rows, computed --------------------------------------------------------------
+
 
 def check_v1():
     s = startup(kv.H100_80GB, kv.LLAMA_31_8B)
@@ -88,8 +110,12 @@ def check_v1():
 
 
 def check_v2():
-    for card, gib in ((kv.H100_80GB, "79.22"), (kv.A100_80GB, "79.32"), (kv.A100_40GB, "39.38"),
-                      (kv.RTX_3090, "23.58")):
+    for card, gib in (
+        (kv.H100_80GB, "79.22"),
+        (kv.A100_80GB, "79.32"),
+        (kv.A100_40GB, "39.38"),
+        (kv.RTX_3090, "23.58"),
+    ):
         assert card.measured_bytes == round(float(gib) * GIB) and f"{gib} GiB" in row_text("V2")
 
 
@@ -126,8 +152,10 @@ def check_v9():
     fails = startup(kv.H100_80GB, kv.LLAMA_33_70B, tp=2).error()
     assert "To serve at least one request with the model's max seq len (131072)" in fails
     # Llama 3.1 8B fits a 3090, but 60% of it leaves no room past the weights and 3 GB
-    assert "No available memory for the cache blocks" in startup(kv.RTX_3090, kv.LLAMA_31_8B, 60,
-                                                                 4_096).error()
+    assert (
+        "No available memory for the cache blocks"
+        in startup(kv.RTX_3090, kv.LLAMA_31_8B, 60, 4_096).error()
+    )
     assert "No available memory for the cache blocks" in row_text("V9")
 
 
@@ -154,11 +182,16 @@ def check_v13():
     m = kv.LLAMA_33_70B
     assert m.kv_heads_per_gpu(2) == 4 and m.kv_heads_per_gpu(16) == 1
     assert startup(kv.H100_80GB, m, tp=2).parts.weights_bytes == -(-m.weights_bytes // 2)
-    with pytest.raises(ValueError, match=r"Total number of attention heads \(64\) must be "
-                                         r"divisible by tensor parallel size \(3\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"Total number of attention heads \(64\) must be "
+        r"divisible by tensor parallel size \(3\)",
+    ):
         m.kv_heads_per_gpu(3)
-    assert kv.QWEN25_7B.tp_refusal(8) == ("ValueError: Total number of attention heads (28) "
-                                          "must be divisible by tensor parallel size (8).")
+    assert kv.QWEN25_7B.tp_refusal(8) == (
+        "ValueError: Total number of attention heads (28) "
+        "must be divisible by tensor parallel size (8)."
+    )
     assert kv.QWEN25_7B.tp_refusal(4) is None  # 28 heads over 4, one KV head each
     with pytest.raises(ValueError, match="Total number of attention heads"):
         startup(kv.H100_80GB, kv.QWEN25_7B, tp=8)
@@ -167,7 +200,9 @@ def check_v13():
 def check_v15():
     assert kv.LLAMA_31_8B.bytes_per_token == 2 * 32 * 8 * 128 * 2
     with pytest.raises(ValueError, match="hybrid"):
-        kv.Model.from_hf_config({**kv.memory.specs.LLAMA_31_8B_CONFIG, "full_attention_interval": 4})
+        kv.Model.from_hf_config(
+            {**kv.memory.specs.LLAMA_31_8B_CONFIG, "full_attention_interval": 4}
+        )
 
 
 def check_v16():
@@ -187,27 +222,41 @@ def check_v18():
     log = kv.read_vllm_log(
         "Model loading took 14.96 GiB memory and 6.271382 seconds\n"
         "Available KV cache memory: 55.13 GiB\n"
-        "GPU KV cache size: 451,632 tokens, Maximum concurrency for 131,072 tokens per request: 3.45x\n")
+        "GPU KV cache size: 451,632 tokens, Maximum concurrency for 131,072 tokens per request: 3.45x\n"
+    )
     assert (log.weights_gib, log.kv_cache_gib, log.kv_tokens, log.max_concurrency) == (
-        14.96, 55.13, 451_632, 3.45)
-    for wording in ("Model loading took %s GiB memory", "Available KV cache memory: %s GiB",
-                    "Maximum concurrency for %s tokens per request"):
+        14.96,
+        55.13,
+        451_632,
+        3.45,
+    )
+    for wording in (
+        "Model loading took %s GiB memory",
+        "Available KV cache memory: %s GiB",
+        "Maximum concurrency for %s tokens per request",
+    ):
         assert wording in row_text("V18")
     # notebook 5's example log is a default 0.33 launch: Model Runner V2's tag
     cells = json.loads((ROOT / "solutions" / "05_real_server" / "real_server.ipynb").read_text())
-    example = next("".join(c["source"]) for c in cells["cells"] if "MY_LOG = " in "".join(c["source"]))
+    example = next(
+        "".join(c["source"]) for c in cells["cells"] if "MY_LOG = " in "".join(c["source"])
+    )
     assert "[model_runner.py:428] Model loading took" in example
     assert "gpu_model_runner.py" not in example and "model_runner.py:428" in row_text("V18")
 
 
 def check_v19():
     small, large = vllm_defaults.v1_defaults(kv.A100_80GB), vllm_defaults.v1_defaults(kv.H100_80GB)
-    largest = vllm_defaults.v1_defaults(kv.GPU("B200", 192 * 10**9, 2e15, 8e12,
-                                                measured_bytes=round(178 * GIB)))
+    largest = vllm_defaults.v1_defaults(
+        kv.GPU("B200", 192 * 10**9, 2e15, 8e12, measured_bytes=round(178 * GIB))
+    )
     text = row_text("V19")
     for defaults in (small, large, largest):
-        for value in (defaults.max_num_batched_tokens, defaults.max_num_batched_tokens_offline,
-                      defaults.max_num_seqs):
+        for value in (
+            defaults.max_num_batched_tokens,
+            defaults.max_num_batched_tokens_offline,
+            defaults.max_num_seqs,
+        ):
             assert f"{value:,}" in text
 
 
@@ -230,13 +279,19 @@ def check_v22():
 def check_v23():
     assert kv.LLAMA_31_8B.context == kv.LLAMA_33_70B.context == 131_072
     assert kv.QWEN25_7B.context == 32_768
-    with pytest.raises(ValueError, match=r"User-specified max_model_len \(262144\) is greater than "
-                                         r"the derived max_model_len \(max_position_embeddings="
-                                         r"131072 or model_max_length=None"):
+    with pytest.raises(
+        ValueError,
+        match=r"User-specified max_model_len \(262144\) is greater than "
+        r"the derived max_model_len \(max_position_embeddings="
+        r"131072 or model_max_length=None",
+    ):
         startup(kv.H100_80GB, kv.LLAMA_31_8B, longest=262_144)
     rope = {"max_position_embeddings": 4_096, "rope_scaling": {"type": "linear", "factor": 2.0}}
     assert derived_context(rope) == (8_192, "max_position_embeddings")
-    assert derived_context({**rope, "rope_scaling": {"rope_type": "llama3", "factor": 8.0}})[0] == 4_096
+    assert (
+        derived_context({**rope, "rope_scaling": {"rope_type": "llama3", "factor": 8.0}})[0]
+        == 4_096
+    )
     assert "User-specified max_model_len" in row_text("V23")
 
 
@@ -251,8 +306,10 @@ def check_v24():
 
 def check_v25():
     step = rig_measurements.august_step()
-    for length, logged in ((step.short_len, step.short_concurrency),
-                           (step.long_len, step.long_concurrency)):
+    for length, logged in (
+        (step.short_len, step.short_concurrency),
+        (step.long_len, step.long_concurrency),
+    ):
         assert step.concurrency_at(length) == pytest.approx(logged, rel=1e-9)
     assert step.ratio > 0.5 and round(step.state_tokens) == 17_384
     assert f"{round(step.pool_tokens):,}" in row_text("V25") and "17,384" in row_text("V25")
@@ -260,8 +317,14 @@ def check_v25():
 
 def check_v26():
     names = {refusal.name for refusal in REFUSALS}
-    for name in ("no room for a cache", "one request does not fit", "free memory below the share",
-                 "memory profiling", "auto-fit found no room", "out of memory"):
+    for name in (
+        "no room for a cache",
+        "one request does not fit",
+        "free memory below the share",
+        "memory profiling",
+        "auto-fit found no room",
+        "out of memory",
+    ):
         assert name in names and name in row_text("V26")
 
 
@@ -273,8 +336,10 @@ def check_v27():
 
 def check_s1():
     chats = [kv.Request(100, 20, 0.0), kv.Request(60, 5, 0.05)]
-    runs = {rule: kv.trace(chats, 4, blocks=10, budget=32, admit_rule=rule)
-            for rule in (WHOLE_PROMPT, FIRST_CHUNK)}
+    runs = {
+        rule: kv.trace(chats, 4, blocks=10, budget=32, admit_rule=rule)
+        for rule in (WHOLE_PROMPT, FIRST_CHUNK)
+    }
     joins = {rule: next(s.step for s in steps if 1 in s.joined) for rule, steps in runs.items()}
     assert joins[FIRST_CHUNK] < joins[WHOLE_PROMPT]
     assert make_setup(8).admit_rule == WHOLE_PROMPT
@@ -291,8 +356,12 @@ def check_s3():
 
 def check_s6():
     shared = (("system", 32),)
-    steps = kv.trace([kv.Request(32, 4, 0.0, shared), kv.Request(32, 4, 0.0, shared)], 1,
-                     blocks=20, prefix_caching=True)
+    steps = kv.trace(
+        [kv.Request(32, 4, 0.0, shared), kv.Request(32, 4, 0.0, shared)],
+        1,
+        blocks=20,
+        prefix_caching=True,
+    )
     second = next(s for s in steps if 1 in s.joined)
     assert second.slices[1] == 16  # (32 - 1) // 16 = 1 block found: one token short of all
 
@@ -322,7 +391,9 @@ def check_m4():
 def check_o1():
     sheet = dataclasses.replace(kv.H100_80GB, measured_bytes=None)
     budgets = cache_budgets(0.9, sheet, kv.LLAMA_31_8B, 3e9)
-    assert budgets.tensorrt_llm_bytes == pytest.approx(0.9 * (80e9 - kv.LLAMA_31_8B.weights_bytes - 3e9))
+    assert budgets.tensorrt_llm_bytes == pytest.approx(
+        0.9 * (80e9 - kv.LLAMA_31_8B.weights_bytes - 3e9)
+    )
     assert "default 0.9" in row_text("O1")
 
 
@@ -332,8 +403,10 @@ def check_o2():
 
 
 def check_o3():
-    assert [llama_cpp_context(c, p).per_slot for c, p in
-            ((98_304, 3), (262_144, 10), (100, 3), (98_765, 8))] == [32_768, 26_368, 256, 12_544]
+    assert [
+        llama_cpp_context(c, p).per_slot
+        for c, p in ((98_304, 3), (262_144, 10), (100, 3), (98_765, 8))
+    ] == [32_768, 26_368, 256, 12_544]
     assert llama_cpp_context(262_144, 10).n_ctx == 263_680
 
 
@@ -349,8 +422,11 @@ def check_o5():
     assert "1 - 0.9 x fraction" in row_text("O5")
 
 
-PINNED = {name[len("check_"):].upper(): check for name, check in globals().items()
-          if name.startswith("check_")}
+PINNED = {
+    name[len("check_") :].upper(): check
+    for name, check in globals().items()
+    if name.startswith("check_")
+}
 
 
 def test_every_pinned_row_has_a_check_and_every_check_a_pinned_row():

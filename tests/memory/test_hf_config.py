@@ -8,13 +8,27 @@ import kvlesson as kv
 from kvlesson.memory.specs import LLAMA_31_8B_CONFIG
 
 # Qwen3 0.6B's config.json: head_dim 128 although hidden_size / heads is 64, tied embeddings.
-QWEN3_06B = {"hidden_size": 1024, "intermediate_size": 3072, "num_hidden_layers": 28,
-             "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
-             "vocab_size": 151936, "tie_word_embeddings": True, "torch_dtype": "bfloat16",
-             "model_type": "qwen3", "sliding_window": None, "use_sliding_window": False}
+QWEN3_06B = {
+    "hidden_size": 1024,
+    "intermediate_size": 3072,
+    "num_hidden_layers": 28,
+    "num_attention_heads": 16,
+    "num_key_value_heads": 8,
+    "head_dim": 128,
+    "vocab_size": 151936,
+    "tie_word_embeddings": True,
+    "torch_dtype": "bfloat16",
+    "model_type": "qwen3",
+    "sliding_window": None,
+    "use_sliding_window": False,
+}
 # A Qwen3-Next-style hybrid: linear attention in three layers of four.
-HYBRID = {**QWEN3_06B, "num_hidden_layers": 48, "full_attention_interval": 4,
-          "layer_types": ["linear_attention"] * 3 * 12 + ["full_attention"] * 12}
+HYBRID = {
+    **QWEN3_06B,
+    "num_hidden_layers": 48,
+    "full_attention_interval": 4,
+    "layer_types": ["linear_attention"] * 3 * 12 + ["full_attention"] * 12,
+}
 MLA = {**LLAMA_31_8B_CONFIG, "kv_lora_rank": 512, "qk_rope_head_dim": 64}
 WINDOWED = {**LLAMA_31_8B_CONFIG, "sliding_window": 4096}
 MOE = {**LLAMA_31_8B_CONFIG, "num_local_experts": 8}
@@ -28,17 +42,28 @@ def test_head_dim_from_the_config():
 
 
 def test_a_multimodal_config_is_read_from_its_text_config():
-    assert kv.Model.from_hf_config({"text_config": LLAMA_31_8B_CONFIG}).params == kv.LLAMA_31_8B.params
+    assert (
+        kv.Model.from_hf_config({"text_config": LLAMA_31_8B_CONFIG}).params == kv.LLAMA_31_8B.params
+    )
 
 
-@pytest.mark.parametrize("config, words", [
-    (HYBRID, ["hybrid model", "12 full_attention layers", "cache_layers=", "params="]),
-    (MLA, ["MLA (kv_lora_rank=512)", "latent of 576 numbers", "head_size=288"]),
-    (WINDOWED, ["sliding-window attention (window 4096 tokens)", "cache_layers="]),
-    ({**LLAMA_31_8B_CONFIG, "layer_types": ["sliding_attention", "full_attention"] * 16,
-      "sliding_window": 1024}, ["sliding-window attention (window 1024 tokens)"]),
-    (MOE, ["mixture-of-experts", "params="]),
-])
+@pytest.mark.parametrize(
+    "config, words",
+    [
+        (HYBRID, ["hybrid model", "12 full_attention layers", "cache_layers=", "params="]),
+        (MLA, ["MLA (kv_lora_rank=512)", "latent of 576 numbers", "head_size=288"]),
+        (WINDOWED, ["sliding-window attention (window 4096 tokens)", "cache_layers="]),
+        (
+            {
+                **LLAMA_31_8B_CONFIG,
+                "layer_types": ["sliding_attention", "full_attention"] * 16,
+                "sliding_window": 1024,
+            },
+            ["sliding-window attention (window 1024 tokens)"],
+        ),
+        (MOE, ["mixture-of-experts", "params="]),
+    ],
+)
 def test_configs_it_cannot_size_are_refused(config, words):
     with pytest.raises(ValueError) as error:
         kv.Model.from_hf_config(config)

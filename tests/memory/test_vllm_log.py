@@ -56,48 +56,98 @@ V1_ERROR = """\
 (EngineCore_DP0 pid=268) INFO 10-21 00:35:03 [gpu_worker.py:298] Available KV cache memory: 8.04 GiB
 (EngineCore_DP0 pid=268) ERROR 10-21 00:35:03 [core.py:708] ValueError: To serve at least one request with the models's max seq len (262144), (24.00 GiB KV cache is needed, which is larger than the available KV cache memory (8.04 GiB). Based on the available memory, the estimated maximum model length is 87840. Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.
 """
-V0_ERROR = ("ValueError: The model's max seq len (131072) is larger than the maximum number of "
-            "tokens that can be stored in KV cache (41152). Try increasing "
-            "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.")
+V0_ERROR = (
+    "ValueError: The model's max seq len (131072) is larger than the maximum number of "
+    "tokens that can be stored in KV cache (41152). Try increasing "
+    "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."
+)
 NO_ROOM = """\
 INFO [gpu_worker.py:440] Available KV cache memory: -0.48 GiB
 ERROR [core.py:708] ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.
 """
 OTHER_SERVERS = {
     "llama.cpp": "llama_new_context_with_model: n_ctx      = 98304\n"
-                 "llama_kv_cache_init:      CUDA0 KV buffer size = 12288.00 MiB\n"
-                 "srv  load_model: n_slots = 3, n_ctx_slot = 32768\n",
+    "llama_kv_cache_init:      CUDA0 KV buffer size = 12288.00 MiB\n"
+    "srv  load_model: n_slots = 3, n_ctx_slot = 32768\n",
     "sglang": "[2025-03-14 09:20:11] load_weight_end. type=Llama, dtype=torch.bfloat16, "
-              "avail mem=63.12 GB, mem usage=15.06 GB.\n[2025-03-14 09:20:12] KV Cache is "
-              "allocated. #tokens: 371661, K size: 12.74 GB, V size: 12.74 GB\n"
-              "max_total_num_tokens=371661, chunked_prefill_size=8192\n",
+    "avail mem=63.12 GB, mem usage=15.06 GB.\n[2025-03-14 09:20:12] KV Cache is "
+    "allocated. #tokens: 371661, K size: 12.74 GB, V size: 12.74 GB\n"
+    "max_total_num_tokens=371661, chunked_prefill_size=8192\n",
     "tgi": "INFO text_generation_launcher: Setting max batch total tokens to 425440\n"
-           "INFO text_generation_router: Connected\n",
+    "INFO text_generation_router: Connected\n",
 }
 
 EXPECTED = {
-    "v0": (V0_LOG, dict(weights_gib=14.9888, kv_cache_gib=54.71, gpu_blocks=28_011,
-                        concurrency_len=131_072, max_concurrency=3.42, total_gib=79.10, share=0.90)),
-    "v0 cuda": (V0_CUDA_LOG, dict(weights_gib=14.9888, gpu_blocks=28_011, concurrency_len=131_072,
-                                  max_concurrency=3.42)),
-    "v1": (V1_LOG, dict(weights_gib=14.9888, kv_cache_gib=54.62, kv_tokens=447_440,
-                        concurrency_len=131_072, max_concurrency=3.41)),
-    "v1 tp": (V1_TP_LOG, dict(weights_gib=7.5019, kv_cache_gib=57.80, kv_tokens=947_008,
-                              concurrency_len=131_072, max_concurrency=7.23)),
-    "merged": (MERGED_LOG, dict(kv_cache_gib=50.79, kv_tokens=416_096, concurrency_len=131_072,
-                                max_concurrency=3.17)),
-    "v1 error": (V1_ERROR, dict(kv_cache_gib=8.04, needed_gib=24.0, available_gib=8.04,
-                                estimated_max_len=87_840, refused_len=262_144)),
+    "v0": (
+        V0_LOG,
+        dict(
+            weights_gib=14.9888,
+            kv_cache_gib=54.71,
+            gpu_blocks=28_011,
+            concurrency_len=131_072,
+            max_concurrency=3.42,
+            total_gib=79.10,
+            share=0.90,
+        ),
+    ),
+    "v0 cuda": (
+        V0_CUDA_LOG,
+        dict(weights_gib=14.9888, gpu_blocks=28_011, concurrency_len=131_072, max_concurrency=3.42),
+    ),
+    "v1": (
+        V1_LOG,
+        dict(
+            weights_gib=14.9888,
+            kv_cache_gib=54.62,
+            kv_tokens=447_440,
+            concurrency_len=131_072,
+            max_concurrency=3.41,
+        ),
+    ),
+    "v1 tp": (
+        V1_TP_LOG,
+        dict(
+            weights_gib=7.5019,
+            kv_cache_gib=57.80,
+            kv_tokens=947_008,
+            concurrency_len=131_072,
+            max_concurrency=7.23,
+        ),
+    ),
+    "merged": (
+        MERGED_LOG,
+        dict(kv_cache_gib=50.79, kv_tokens=416_096, concurrency_len=131_072, max_concurrency=3.17),
+    ),
+    "v1 error": (
+        V1_ERROR,
+        dict(
+            kv_cache_gib=8.04,
+            needed_gib=24.0,
+            available_gib=8.04,
+            estimated_max_len=87_840,
+            refused_len=262_144,
+        ),
+    ),
     "v0 error": (V0_ERROR, dict(refused_len=131_072, kv_tokens=41_152)),
     "no room": (NO_ROOM, dict(kv_cache_gib=-0.48)),
-    "seed 001": (rig_measurements.RIG_LOG, dict(weights_gib=8.98, kv_cache_gib=10.37,
-                                                kv_tokens=652_346,
-                                           concurrency_len=262_144, max_concurrency=2.49)),
+    "seed 001": (
+        rig_measurements.RIG_LOG,
+        dict(
+            weights_gib=8.98,
+            kv_cache_gib=10.37,
+            kv_tokens=652_346,
+            concurrency_len=262_144,
+            max_concurrency=2.49,
+        ),
+    ),
 }
 
 
-REFUSED = {"v1 error": "one request does not fit", "v0 error": "one request does not fit",
-           "no room": "no room for a cache"}
+REFUSED = {
+    "v1 error": "one request does not fit",
+    "v0 error": "one request does not fit",
+    "no room": "no room for a cache",
+}
 
 
 @pytest.mark.parametrize("name", EXPECTED)
@@ -115,11 +165,14 @@ def test_windows_line_ends_read_the_same(name):
     assert kv.read_vllm_log(text.replace("\n", "\r\n")) == kv.read_vllm_log(text)
 
 
-@pytest.mark.parametrize("line, weights", [
-    ("INFO model_runner.py:1097] Loading model weights took 12.5523 GB", 12.5523),
-    ("INFO model_runner.py:1097] Loading model weights took 12.5523 GiB", 12.5523),
-    ("INFO model_runner.py:1115] Model loading took 8.6253 GB and 7.67 seconds", 8.6253),
-])
+@pytest.mark.parametrize(
+    "line, weights",
+    [
+        ("INFO model_runner.py:1097] Loading model weights took 12.5523 GB", 12.5523),
+        ("INFO model_runner.py:1097] Loading model weights took 12.5523 GiB", 12.5523),
+        ("INFO model_runner.py:1115] Model loading took 8.6253 GB and 7.67 seconds", 8.6253),
+    ],
+)
 def test_every_wording_of_the_weights(line, weights):
     assert kv.read_vllm_log(line).weights_gib == weights
 
@@ -130,12 +183,29 @@ def test_refused_starts():
     assert not kv.read_vllm_log(V1_LOG).refused
 
 
-@pytest.mark.parametrize("text", [
-    "", "   \n\n", "hello\nworld", "\x00\xff garbage \ufffd" * 50, "GPU KV cache size",
-    "Maximum concurrency for tokens per request: x", "Available KV cache memory: lots GiB",
-    *OTHER_SERVERS.values(),
-], ids=["empty", "blank", "words", "binary", "bare words", "no numbers", "not a number",
-        *OTHER_SERVERS])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   \n\n",
+        "hello\nworld",
+        "\x00\xff garbage \ufffd" * 50,
+        "GPU KV cache size",
+        "Maximum concurrency for tokens per request: x",
+        "Available KV cache memory: lots GiB",
+        *OTHER_SERVERS.values(),
+    ],
+    ids=[
+        "empty",
+        "blank",
+        "words",
+        "binary",
+        "bare words",
+        "no numbers",
+        "not a number",
+        *OTHER_SERVERS,
+    ],
+)
 def test_what_is_not_a_vllm_log_gives_every_field_none(text):
     log = kv.read_vllm_log(text)
     assert log.found == {} and not log.refused
@@ -145,12 +215,17 @@ def test_what_is_not_a_vllm_log_gives_every_field_none(text):
         assert log.unknown and "does not know" in check.reason
 
 
-@pytest.mark.parametrize("cut", [
-    "Available KV cache memory: 54.6", "GPU KV cache size: 447,4",
-    "Maximum concurrency for 131,072 tokens per request: 3.4",
-    "Model loading took 14.98", "# GPU blocks: 2801",
-    "the estimated maximum model length is 878",
-])
+@pytest.mark.parametrize(
+    "cut",
+    [
+        "Available KV cache memory: 54.6",
+        "GPU KV cache size: 447,4",
+        "Maximum concurrency for 131,072 tokens per request: 3.4",
+        "Model loading took 14.98",
+        "# GPU blocks: 2801",
+        "the estimated maximum model length is 878",
+    ],
+)
 def test_a_log_cut_inside_a_number_gives_none_not_a_wrong_number(cut):
     log = kv.read_vllm_log(cut)
     wrong = {name: value for name, value in log.found.items() if name != "concurrency_len"}
@@ -158,10 +233,14 @@ def test_a_log_cut_inside_a_number_gives_none_not_a_wrong_number(cut):
 
 
 def test_a_truncated_log_keeps_what_it_had():
-    cut = V1_LOG[:V1_LOG.index("GPU KV cache size") + 24]
+    cut = V1_LOG[: V1_LOG.index("GPU KV cache size") + 24]
     log = kv.read_vllm_log(cut)
     assert (log.weights_gib, log.kv_cache_gib, log.kv_tokens, log.max_concurrency) == (
-        14.9888, 54.62, None, None)
+        14.9888,
+        54.62,
+        None,
+        None,
+    )
 
 
 @pytest.mark.parametrize("value", [None, 652_346, b"GPU KV cache size: 1 tokens", ["log"]])
@@ -213,31 +292,47 @@ def test_check_log_refuses_bad_input():
 
 # --- wordings of other versions, from real logs (tests/data/vllm_logs) ---------------------
 
-@pytest.mark.parametrize("line, fields", [
-    # 0.6.4's one-line profiler result, and a post that dropped the "# " of the block count
-    ("Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB "
-     "peak_torch_memory=17.06GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB "
-     "kv_cache_size=3.81GiB gpu_memory_utilization=0.90\nGPU blocks: 1952, # CPU blocks: 2048\n",
-     dict(total_gib=23.58, kv_cache_gib=3.81, share=0.9, gpu_blocks=1952)),
-    # a development build's table of the profile
-    ("worker.py:243] total_gpu_memory     79.22GiB\nworker.py:243] gpu_memory_utilization"
-     "       0.90\nworker.py:243] available_kv_cache_memory    53.29GiB\n",
-     dict(total_gib=79.22, share=0.9, kv_cache_gib=53.29)),
-    # V1's start-up check (0.9 to 0.33): cudaMemGetInfo's total and the share asked for
-    ("ValueError: Free memory on device cuda:0 (0.49/79.32 GiB) on startup is less than desired "
-     "GPU memory utilization (0.6, 47.59 GiB). Decrease GPU memory utilization",
-     dict(total_gib=79.32, share=0.6)),
-    ("INFO [gpu_worker.py:391] Free memory on device (139.21/139.81 GiB) on startup. Desired GPU "
-     "memory utilization is (0.9, 125.83 GiB). Actual usage is 74.28 GiB for weight",
-     dict(total_gib=139.81, share=0.9)),
-])
+
+@pytest.mark.parametrize(
+    "line, fields",
+    [
+        # 0.6.4's one-line profiler result, and a post that dropped the "# " of the block count
+        (
+            "Memory profiling results: total_gpu_memory=23.58GiB initial_memory_usage=15.34GiB "
+            "peak_torch_memory=17.06GiB memory_usage_post_profile=15.35GiB non_torch_memory=0.35GiB "
+            "kv_cache_size=3.81GiB gpu_memory_utilization=0.90\nGPU blocks: 1952, # CPU blocks: 2048\n",
+            dict(total_gib=23.58, kv_cache_gib=3.81, share=0.9, gpu_blocks=1952),
+        ),
+        # a development build's table of the profile
+        (
+            "worker.py:243] total_gpu_memory     79.22GiB\nworker.py:243] gpu_memory_utilization"
+            "       0.90\nworker.py:243] available_kv_cache_memory    53.29GiB\n",
+            dict(total_gib=79.22, share=0.9, kv_cache_gib=53.29),
+        ),
+        # V1's start-up check (0.9 to 0.33): cudaMemGetInfo's total and the share asked for
+        (
+            "ValueError: Free memory on device cuda:0 (0.49/79.32 GiB) on startup is less than desired "
+            "GPU memory utilization (0.6, 47.59 GiB). Decrease GPU memory utilization",
+            dict(total_gib=79.32, share=0.6),
+        ),
+        (
+            "INFO [gpu_worker.py:391] Free memory on device (139.21/139.81 GiB) on startup. Desired GPU "
+            "memory utilization is (0.9, 125.83 GiB). Actual usage is 74.28 GiB for weight",
+            dict(total_gib=139.81, share=0.9),
+        ),
+    ],
+)
 def test_the_budget_in_every_wording(line, fields):
     assert kv.read_vllm_log(line).found == fields
 
 
 def test_a_share_named_in_an_error_hint_is_not_a_share():
-    assert kv.read_vllm_log("Try increasing `gpu_memory_utilization` when initializing the "
-                            "engine.").share is None
+    assert (
+        kv.read_vllm_log(
+            "Try increasing `gpu_memory_utilization` when initializing the engine."
+        ).share
+        is None
+    )
 
 
 def test_zero_blocks_is_a_refused_start():
@@ -259,48 +354,94 @@ def test_the_budget_is_a_share_of_the_measured_card():
 # Each line is the format string of the release named, filled in (wheels read: see
 # kvlesson/memory/log_wordings.py); the name is the refusal the reader must call it.
 REFUSAL_LINES = [
-    ("0.6.0 V0, worker.py:471", "ValueError: No available memory for the cache blocks. Try "
-     "increasing `gpu_memory_utilization` when initializing the engine.", "no room for a cache"),
-    ("0.33.0, kv_cache_planning.py:58", "ValueError: No available memory for the cache blocks. "
-     "Try increasing `gpu_memory_utilization` when initializing the engine (this flag also "
-     "controls CPU memory reservation on the CPU backend, despite its name).",
-     "no room for a cache"),
-    ("0.6.0 V0, worker.py:476", "ValueError: The model's max seq len (32768) is larger than the "
-     "maximum number of tokens that can be stored in KV cache (24320). Try increasing "
-     "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
-     "one request does not fit"),
-    ("0.7.3 V1, kv_cache_utils.py:466", "ValueError: To serve at least one request with the "
-     "models's max seq len (131072), (16.00 GB KV cache is needed, which is larger than the "
-     "available KV cache memory (9.50 GB). Try increasing `gpu_memory_utilization` or "
-     "decreasing `max_model_len` when initializing the engine.", "one request does not fit"),
-    ("0.33.0, kv_cache_planning.py:78", "ValueError: To serve at least one request with the "
-     "model's max seq len (131072), (20.0 GiB KV cache is needed, which is larger than the "
-     "available KV cache memory (4.38 GiB). Based on the available memory, the estimated "
-     "maximum model length is 28688.", "one request does not fit"),
-    ("0.9.2, gpu_worker.py:146", "ValueError: Free memory on device (7.34/139.72 GiB) on "
-     "startup is less than desired GPU memory utilization (0.9, 125.75 GiB). Decrease GPU "
-     "memory utilization or reduce GPU memory used by other processes.",
-     "free memory below the share"),
-    ("0.33.0, utils.py:742", "ValueError: Free memory on device cuda:0 (20.00/79.22 GiB) on "
-     "startup is less than the engine's budget after excluding external process's weights "
-     "(0.9, 50.0 GiB).", "free memory below the share"),
-    ("0.6.0 V0, worker.py:232", "AssertionError: Error in memory profiling. Initial free memory "
-     "2000000, current free memory 3000000. This happens when the GPU memory was not properly "
-     "cleaned up before initializing the vLLM instance.", "memory profiling"),
-    ("0.14.0, kv_cache_utils.py:1427", "ValueError: Cannot auto-fit max_model_len: not enough "
-     "GPU memory available to serve even a single token. Try increasing "
-     "`gpu_memory_utilization`.", "auto-fit found no room"),
-    ("0.6.0, config.py:1764", "ValueError: User-specified max_model_len (262144) is greater "
-     "than the derived max_model_len (max_position_embeddings=131072 or model_max_length=None "
-     "in model's config.json). This may lead to incorrect model outputs or CUDA errors.",
-     "longer than the model allows"),
-    ("0.33.0, config/model.py:1557", "ValueError: Total number of attention heads (64) must be "
-     "divisible by tensor parallel size (3).", "tensor parallel"),
-    ("PyTorch's allocator", "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
-     "896.00 MiB. GPU 0 has a total capacity of 79.22 GiB of which 12.00 MiB is free.",
-     "out of memory"),
-    ("0.33.0, core.py:1584", "ERROR [core.py:1584] EngineCore failed to start.",
-     "engine failed to start"),
+    (
+        "0.6.0 V0, worker.py:471",
+        "ValueError: No available memory for the cache blocks. Try "
+        "increasing `gpu_memory_utilization` when initializing the engine.",
+        "no room for a cache",
+    ),
+    (
+        "0.33.0, kv_cache_planning.py:58",
+        "ValueError: No available memory for the cache blocks. "
+        "Try increasing `gpu_memory_utilization` when initializing the engine (this flag also "
+        "controls CPU memory reservation on the CPU backend, despite its name).",
+        "no room for a cache",
+    ),
+    (
+        "0.6.0 V0, worker.py:476",
+        "ValueError: The model's max seq len (32768) is larger than the "
+        "maximum number of tokens that can be stored in KV cache (24320). Try increasing "
+        "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+        "one request does not fit",
+    ),
+    (
+        "0.7.3 V1, kv_cache_utils.py:466",
+        "ValueError: To serve at least one request with the "
+        "models's max seq len (131072), (16.00 GB KV cache is needed, which is larger than the "
+        "available KV cache memory (9.50 GB). Try increasing `gpu_memory_utilization` or "
+        "decreasing `max_model_len` when initializing the engine.",
+        "one request does not fit",
+    ),
+    (
+        "0.33.0, kv_cache_planning.py:78",
+        "ValueError: To serve at least one request with the "
+        "model's max seq len (131072), (20.0 GiB KV cache is needed, which is larger than the "
+        "available KV cache memory (4.38 GiB). Based on the available memory, the estimated "
+        "maximum model length is 28688.",
+        "one request does not fit",
+    ),
+    (
+        "0.9.2, gpu_worker.py:146",
+        "ValueError: Free memory on device (7.34/139.72 GiB) on "
+        "startup is less than desired GPU memory utilization (0.9, 125.75 GiB). Decrease GPU "
+        "memory utilization or reduce GPU memory used by other processes.",
+        "free memory below the share",
+    ),
+    (
+        "0.33.0, utils.py:742",
+        "ValueError: Free memory on device cuda:0 (20.00/79.22 GiB) on "
+        "startup is less than the engine's budget after excluding external process's weights "
+        "(0.9, 50.0 GiB).",
+        "free memory below the share",
+    ),
+    (
+        "0.6.0 V0, worker.py:232",
+        "AssertionError: Error in memory profiling. Initial free memory "
+        "2000000, current free memory 3000000. This happens when the GPU memory was not properly "
+        "cleaned up before initializing the vLLM instance.",
+        "memory profiling",
+    ),
+    (
+        "0.14.0, kv_cache_utils.py:1427",
+        "ValueError: Cannot auto-fit max_model_len: not enough "
+        "GPU memory available to serve even a single token. Try increasing "
+        "`gpu_memory_utilization`.",
+        "auto-fit found no room",
+    ),
+    (
+        "0.6.0, config.py:1764",
+        "ValueError: User-specified max_model_len (262144) is greater "
+        "than the derived max_model_len (max_position_embeddings=131072 or model_max_length=None "
+        "in model's config.json). This may lead to incorrect model outputs or CUDA errors.",
+        "longer than the model allows",
+    ),
+    (
+        "0.33.0, config/model.py:1557",
+        "ValueError: Total number of attention heads (64) must be "
+        "divisible by tensor parallel size (3).",
+        "tensor parallel",
+    ),
+    (
+        "PyTorch's allocator",
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate "
+        "896.00 MiB. GPU 0 has a total capacity of 79.22 GiB of which 12.00 MiB is free.",
+        "out of memory",
+    ),
+    (
+        "0.33.0, core.py:1584",
+        "ERROR [core.py:1584] EngineCore failed to start.",
+        "engine failed to start",
+    ),
 ]
 
 
@@ -315,9 +456,12 @@ def test_every_refusal_wording_is_a_refusal_with_its_reason(where, line, name):
 def test_the_packages_own_errors_read_as_the_refusals_they_are():
     """What `startup` says when it refuses is what the reader calls a refusal."""
     from kvlesson.memory.startup import startup
-    for launch in (startup(kv.H100_80GB, kv.LLAMA_33_70B, tp=2),
-                   startup(kv.H100_80GB, kv.LLAMA_33_70B, longest=4_096),
-                   startup(kv.RTX_3090, kv.LLAMA_31_8B, 60, 4_096)):
+
+    for launch in (
+        startup(kv.H100_80GB, kv.LLAMA_33_70B, tp=2),
+        startup(kv.H100_80GB, kv.LLAMA_33_70B, longest=4_096),
+        startup(kv.RTX_3090, kv.LLAMA_31_8B, 60, 4_096),
+    ):
         assert kv.read_vllm_log(launch.error()).refused, launch.error()[:60]
     with pytest.raises(ValueError) as refused:
         startup(kv.H100_80GB, kv.LLAMA_31_8B, longest=262_144)
@@ -325,18 +469,25 @@ def test_the_packages_own_errors_read_as_the_refusals_they_are():
 
 
 def test_a_specific_reason_wins_over_the_engines_bare_failure():
-    log = kv.read_vllm_log(NO_ROOM.replace("ValueError: No available memory for the cache "
-                                           "blocks. Try increasing `gpu_memory_utilization` "
-                                           "when initializing the engine.",
-                                           "EngineCore failed to start."))
+    log = kv.read_vllm_log(
+        NO_ROOM.replace(
+            "ValueError: No available memory for the cache "
+            "blocks. Try increasing `gpu_memory_utilization` "
+            "when initializing the engine.",
+            "EngineCore failed to start.",
+        )
+    )
     assert log.why_refused().startswith("vLLM stopped at start-up (no room for a cache)")
 
 
 # --- verdicts: a log that cannot be predicted says why ------------------------------------
 
+
 def test_pages_that_are_not_16_tokens_are_named():
-    log = kv.read_vllm_log("INFO [runner.py:237] Init kv-cache | shape=32 * (100, 256, 16, "
-                           "128)\nGPU KV cache size: 25,600 tokens\n")
+    log = kv.read_vllm_log(
+        "INFO [runner.py:237] Init kv-cache | shape=32 * (100, 256, 16, "
+        "128)\nGPU KV cache size: 25,600 tokens\n"
+    )
     assert log.page_tokens == 256 and log.tpu is False
     check = check_log(log, kv.H100_80GB, 90, kv.LLAMA_31_8B)
     assert check.verdict == "cannot predict" and "256 tokens, not 16" in check.reason
@@ -349,9 +500,11 @@ def test_a_tpu_without_its_page_size_is_named():
 
 
 def test_a_hybrid_model_is_named_by_its_log_or_by_the_model():
-    log = kv.read_vllm_log(V1_LOG + "INFO [interface.py:915] Setting attention block size to "
-                           "784 tokens to ensure that attention page size is >= mamba page "
-                           "size.\n")
+    log = kv.read_vllm_log(
+        V1_LOG + "INFO [interface.py:915] Setting attention block size to "
+        "784 tokens to ensure that attention page size is >= mamba page "
+        "size.\n"
+    )
     assert log.hybrid and log.page_tokens == 784
     assert "hybrid" in check_log(log, kv.H100_80GB, 90, kv.LLAMA_31_8B).reason
     hybrid = dataclasses.replace(kv.LLAMA_31_8B, hybrid=True)

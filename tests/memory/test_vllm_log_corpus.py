@@ -47,9 +47,15 @@ def model_of(entry: dict) -> kv.Model | None:
     shape = entry["shape"]
     if shape is None:
         return None
-    return kv.Model(entry["model"], params=1, layers=shape["cache_layers"],
-                    kv_heads=shape["kv_heads"], head_size=shape["head_size"],
-                    bytes_per_number=shape["cache_bytes"], hybrid=shape.get("hybrid", False))
+    return kv.Model(
+        entry["model"],
+        params=1,
+        layers=shape["cache_layers"],
+        kv_heads=shape["kv_heads"],
+        head_size=shape["head_size"],
+        bytes_per_number=shape["cache_bytes"],
+        hybrid=shape.get("hybrid", False),
+    )
 
 
 def share_of(entry: dict, log: kv.VllmLog) -> int:
@@ -67,6 +73,7 @@ def with_(key: str) -> list[str]:
 
 # --- the corpus itself -------------------------------------------------------------------
 
+
 def test_the_corpus_is_real_wide_and_listed():
     files = sorted(path.name for path in CORPUS.glob("*.log"))
     assert files == sorted(BY_FILE), "every log is listed in sources.json, and only those"
@@ -81,6 +88,7 @@ def test_the_corpus_is_real_wide_and_listed():
 
 # --- 1. reading ------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", sorted(BY_FILE))
 def test_the_package_reads_every_figure_the_log_gives(name):
     entry = BY_FILE[name]
@@ -89,15 +97,22 @@ def test_the_package_reads_every_figure_the_log_gives(name):
 
 # --- 2. predicting the pool from the logged cache memory ----------------------------------
 
+
 def predicted_span(gib: float, model: kv.Model, tp: int) -> tuple[int, int]:
     """Tokens a pool of `gib` GiB (as logged, two decimals) holds, in whole blocks."""
-    return (kv.pool_tokens((gib - HALF_STEP) * GIB, model, tp),
-            kv.pool_tokens((gib + HALF_STEP) * GIB, model, tp))
+    return (
+        kv.pool_tokens((gib - HALF_STEP) * GIB, model, tp),
+        kv.pool_tokens((gib + HALF_STEP) * GIB, model, tp),
+    )
 
 
-PREDICTABLE = [name for name in with_("shape") if not BY_FILE[name]["shape"].get("hybrid")
-               and BY_FILE[name]["expect"].get("kv_cache_gib") is not None
-               and BY_FILE[name]["expect"].get("gpu_blocks", BY_FILE[name]["expect"].get("kv_tokens"))]
+PREDICTABLE = [
+    name
+    for name in with_("shape")
+    if not BY_FILE[name]["shape"].get("hybrid")
+    and BY_FILE[name]["expect"].get("kv_cache_gib") is not None
+    and BY_FILE[name]["expect"].get("gpu_blocks", BY_FILE[name]["expect"].get("kv_tokens"))
+]
 
 
 @pytest.mark.parametrize("name", PREDICTABLE)
@@ -115,7 +130,9 @@ def test_tokens_predicted_from_the_logged_cache_memory(name):
         assert log.tokens <= high
 
 
-@pytest.mark.parametrize("name", [n for n in PREDICTABLE if BY_FILE[n]["expect"].get("max_concurrency")])
+@pytest.mark.parametrize(
+    "name", [n for n in PREDICTABLE if BY_FILE[n]["expect"].get("max_concurrency")]
+)
 def test_concurrency_predicted_from_the_logged_cache_memory(name):
     entry = BY_FILE[name]
     log = kv.read_vllm_log(text_of(entry))
@@ -125,8 +142,9 @@ def test_concurrency_predicted_from_the_logged_cache_memory(name):
     assert check_log(log, kv.H100_80GB, 90).concurrency_agree is True
 
 
-@pytest.mark.parametrize("name", [n for n in with_("shape")
-                                  if BY_FILE[n]["expect"].get("estimated_max_len")])
+@pytest.mark.parametrize(
+    "name", [n for n in with_("shape") if BY_FILE[n]["expect"].get("estimated_max_len")]
+)
 def test_an_errors_estimate_and_need_follow_from_its_memory(name):
     """V1's start-up error: the memory one request of max_model_len needs, and the
     longest length the available memory holds."""
@@ -139,8 +157,14 @@ def test_an_errors_estimate_and_need_follow_from_its_memory(name):
     assert float(format_gib(one_request)) == log.needed_gib
 
 
-@pytest.mark.parametrize("name", [n for n in BY_FILE if BY_FILE[n]["expect"].get("refused_len")
-                                  and BY_FILE[n]["expect"].get("kv_tokens")])
+@pytest.mark.parametrize(
+    "name",
+    [
+        n
+        for n in BY_FILE
+        if BY_FILE[n]["expect"].get("refused_len") and BY_FILE[n]["expect"].get("kv_tokens")
+    ],
+)
 def test_a_v0_refusal_names_a_pool_smaller_than_one_request(name):
     log = kv.read_vllm_log(text_of(BY_FILE[name]))
     assert log.refused and log.tokens < log.refused_len and log.tokens % 16 == 0
@@ -165,8 +189,12 @@ def test_logs_that_agree_with_themselves():
 
 # --- 3. the budget on the card as vLLM measures it -----------------------------------------
 
-ACCOUNTED = [name for name in with_("card") if BY_FILE[name]["expect"].get("weights_gib")
-             and BY_FILE[name]["expect"].get("kv_cache_gib") is not None]
+ACCOUNTED = [
+    name
+    for name in with_("card")
+    if BY_FILE[name]["expect"].get("weights_gib")
+    and BY_FILE[name]["expect"].get("kv_cache_gib") is not None
+]
 
 
 def test_enough_logs_give_card_weights_and_cache():
@@ -194,11 +222,13 @@ def test_the_remainder_is_what_profiling_logged():
 
 # --- 4. a verdict with its reason, for every log --------------------------------------------
 
+
 def verdict_of(entry: dict) -> kv.LogCheck:
     log = kv.read_vllm_log(text_of(entry))
     card = GPUS[entry["card"]] if entry.get("card") else kv.H100_80GB
-    return check_log(log, card, share_of(entry, log) if entry.get("card") else 90,
-                     model_of(entry), entry["tp"])
+    return check_log(
+        log, card, share_of(entry, log) if entry.get("card") else 90, model_of(entry), entry["tp"]
+    )
 
 
 # How the corpus's 31 logs end, counted: 2 predicted within the rounding of their logged
@@ -222,19 +252,22 @@ def test_no_log_of_the_corpus_is_called_wrong():
     assert not [entry["file"] for entry in SOURCES if verdict_of(entry).verdict == "disagrees"]
 
 
-@pytest.mark.parametrize("name, words", [
-    ("23_4xtpu_v6e_tp4_pages256.log", "256 tokens, not 16"),
-    ("24_h20_qwen35_27b_v0190_hybrid.log", "before vLLM 0.20.1"),
-    ("25_2xrtx3090_qwen36_27b_fp8_hybrid_tp2.log", "fixed state per request"),
-    ("26_gb10_qwen38_flash_next_page_alignment.log", "1,600 tokens"),
-    ("05_4xh100_qwen3_235b_a22b_fp8_tp4.log", "smallest one's blocks"),
-    ("22_2xa100_80gb_qwen3_omni_startup_error.log", "free memory below the share"),
-    ("27_l40s_free_memory_below_share_v091.log", "free memory below the share"),
-    ("29_93gib_card_oom_loading_weights.log", "out of memory"),
-    ("30_8gpu_qwen25_72b_max_model_len_above_config.log", "longer than the model allows"),
-    ("31_h100nvl_memory_profiling_assert_v0290.log", "memory profiling"),
-    ("06_h100_gpt_oss_120b_negative_kv.log", "no room for a cache"),
-    ("34_4xh100_sglang_wording_in_a_vllm_issue.log", "does not know"),
-])
+@pytest.mark.parametrize(
+    "name, words",
+    [
+        ("23_4xtpu_v6e_tp4_pages256.log", "256 tokens, not 16"),
+        ("24_h20_qwen35_27b_v0190_hybrid.log", "before vLLM 0.20.1"),
+        ("25_2xrtx3090_qwen36_27b_fp8_hybrid_tp2.log", "fixed state per request"),
+        ("26_gb10_qwen38_flash_next_page_alignment.log", "1,600 tokens"),
+        ("05_4xh100_qwen3_235b_a22b_fp8_tp4.log", "smallest one's blocks"),
+        ("22_2xa100_80gb_qwen3_omni_startup_error.log", "free memory below the share"),
+        ("27_l40s_free_memory_below_share_v091.log", "free memory below the share"),
+        ("29_93gib_card_oom_loading_weights.log", "out of memory"),
+        ("30_8gpu_qwen25_72b_max_model_len_above_config.log", "longer than the model allows"),
+        ("31_h100nvl_memory_profiling_assert_v0290.log", "memory profiling"),
+        ("06_h100_gpt_oss_120b_negative_kv.log", "no room for a cache"),
+        ("34_4xh100_sglang_wording_in_a_vllm_issue.log", "does not know"),
+    ],
+)
 def test_the_reason_names_what_stops_a_prediction(name, words):
     assert words in verdict_of(BY_FILE[name]).reason

@@ -31,16 +31,21 @@ SOLUTION = {  # the notebook's instructor answers (solutions: Exercise 6.3)
 
 
 TABLE = read_key(key_path(ROOT, "06_traffic"))["tables"]["capstone"]
-DAYS = [(name, seed) for name in capstone.USERS
-        for seed in (capstone.SHOWN_SEED, *capstone.HIDDEN_SEEDS)]
+DAYS = [
+    (name, seed)
+    for name in capstone.USERS
+    for seed in (capstone.SHOWN_SEED, *capstone.HIDDEN_SEEDS)
+]
 
 
 @pytest.mark.parametrize("day", DAYS, ids=[f"{name}-{seed}" for name, seed in DAYS])
 def test_the_keys_best_choices_and_the_packages_best_tokens_are_the_grid_search(day):
     choice, tokens_per_s = capstone.search(*day)
     stored = TABLE[f"{day[0]}/{day[1]}"]
-    assert (asdict(choice), round(tokens_per_s, 6)) == (stored["choice"],
-                                                         round(stored["tokens_per_s"], 6))
+    assert (asdict(choice), round(tokens_per_s, 6)) == (
+        stored["choice"],
+        round(stored["tokens_per_s"], 6),
+    )
     assert round(capstone.BEST_TOKENS_PER_S[day], 6) == round(tokens_per_s, 6)
     assert set(TABLE) == {f"{name}/{seed}" for name, seed in DAYS}
 
@@ -48,8 +53,10 @@ def test_the_keys_best_choices_and_the_packages_best_tokens_are_the_grid_search(
 def test_a_ceiling_that_starts_and_refuses_nothing_changes_no_run():
     """What lets the search serve settings that differ only in their ceiling once."""
     for name, cap, budget in (("app", 16, 256), ("office", 64, None)):
-        reports = [capstone.run(name, capstone.Choice(90, longest, cap, budget, None), 1)[0]
-                   for longest in (16_000, 32_000)]
+        reports = [
+            capstone.run(name, capstone.Choice(90, longest, cap, budget, None), 1)[0]
+            for longest in (16_000, 32_000)
+        ]
         assert reports[0] is not None and reports[0] == reports[1], name
 
 
@@ -109,10 +116,13 @@ def test_a_server_that_cannot_start_is_named():
     assert not verdict.passes and "does not start" in str(verdict)
 
 
-@pytest.mark.parametrize("choice, message", [
-    (dict(share=90), "keys share, longest, cap, budget, admission"),
-    ("90,32000", "a choice must be a dict"),
-])
+@pytest.mark.parametrize(
+    "choice, message",
+    [
+        (dict(share=90), "keys share, longest, cap, budget, admission"),
+        ("90,32000", "a choice must be a dict"),
+    ],
+)
 def test_bad_choices_are_named(choice, message):
     with pytest.raises(TypeError, match=message):
         capstone.verdict("office", choice)

@@ -21,6 +21,7 @@ from support.engines import TOY_GPUS, TOY_MODEL, assert_same
 LESSON_CHATS = kv.lesson_chats()
 CAPS = [2**k for k in range(10)]  # the sweep: 1, 2, 4, ..., 512
 
+
 def check(chats, cap, **settings_) -> kv.ServeResult:
     """Run both engines on the same settings, compare, and return the reference's result."""
     ref = serve(chats, cap, **settings_)
@@ -29,6 +30,7 @@ def check(chats, cap, **settings_) -> kv.ServeResult:
 
 
 # --- the lesson's settings -------------------------------------------------
+
 
 @pytest.mark.parametrize("cap", CAPS)
 def test_lesson_sweep(cap):
@@ -66,6 +68,7 @@ def test_lesson_pauses_at_low_shares():
 
 # --- the hand case ---------------------------------------------------------
 
+
 def test_hand_case():
     """Two chats of 30 + 10 tokens in 4 blocks: one pause, 18 steps; with room: 10 steps."""
     tight = check([(30, 10), (30, 10)], 10, blocks=4, longest=None)
@@ -76,16 +79,20 @@ def test_hand_case():
 
 # --- same checks, same refusals ---------------------------------------------
 
-@pytest.mark.parametrize("settings_", [
-    dict(cap=0),
-    dict(cap=1.5),
-    dict(cap=8, share=10),  # the pool cannot hold one chat of 8,000 tokens
-    dict(cap=8, share=90, blocks=100),
-    dict(cap=8, blocks=10),  # fewer blocks than one chat of the ceiling
-    dict(cap=8, longest=None, reserved=True),
-    dict(cap=8, longest=100),  # every lesson chat passes the ceiling
-    dict(cap=8, reserved="yes"),
-])
+
+@pytest.mark.parametrize(
+    "settings_",
+    [
+        dict(cap=0),
+        dict(cap=1.5),
+        dict(cap=8, share=10),  # the pool cannot hold one chat of 8,000 tokens
+        dict(cap=8, share=90, blocks=100),
+        dict(cap=8, blocks=10),  # fewer blocks than one chat of the ceiling
+        dict(cap=8, longest=None, reserved=True),
+        dict(cap=8, longest=100),  # every lesson chat passes the ceiling
+        dict(cap=8, reserved="yes"),
+    ],
+)
 def test_same_errors(settings_):
     with pytest.raises(Exception) as ref:
         serve(LESSON_CHATS, **settings_)
@@ -106,6 +113,7 @@ def test_bad_chats():
 
 # --- random small workloads ------------------------------------------------
 
+
 @st.composite
 def workloads(draw) -> dict:
     """Settings for `serve`: 1..40 chats, pools from tight to roomy, refusals and reservations.
@@ -117,8 +125,9 @@ def workloads(draw) -> dict:
     up to 200, or a million. One run in five reserves the ceiling (no pauses).
     """
     size = draw(st.integers(1, 40))
-    chats = draw(st.lists(st.tuples(st.integers(1, 200), st.integers(1, 60)),
-                          min_size=size, max_size=size))
+    chats = draw(
+        st.lists(st.tuples(st.integers(1, 200), st.integers(1, 60)), min_size=size, max_size=size)
+    )
     sizes = sorted(prompt + reply for prompt, reply in chats)
     refusing = draw(st.booleans())
     sized_on = draw(st.sampled_from(sizes) if refusing else st.just(sizes[-1]))
@@ -127,13 +136,23 @@ def workloads(draw) -> dict:
     if reserved or draw(st.booleans()):
         longest = sized_on = sized_on + draw(st.integers(0, 20))
     room = draw(st.sampled_from(["tight", "tight", "tight", "some", "roomy"]))
-    extra = draw({"tight": st.integers(0, 4), "some": st.integers(0, 200),
-                  "roomy": st.just(10**6)}[room])
+    extra = draw(
+        {"tight": st.integers(0, 4), "some": st.integers(0, 200), "roomy": st.just(10**6)}[room]
+    )
     cap = draw(st.integers(1, 50))
-    hardware = draw(st.one_of(st.just({}), st.sampled_from(TOY_GPUS).map(
-        lambda gpu: {"gpu": gpu, "model": TOY_MODEL})))
-    return dict(chats=chats, cap=cap, longest=longest, reserved=reserved,
-                blocks=kv.blocks_for(sized_on) + extra, **hardware)
+    hardware = draw(
+        st.one_of(
+            st.just({}), st.sampled_from(TOY_GPUS).map(lambda gpu: {"gpu": gpu, "model": TOY_MODEL})
+        )
+    )
+    return dict(
+        chats=chats,
+        cap=cap,
+        longest=longest,
+        reserved=reserved,
+        blocks=kv.blocks_for(sized_on) + extra,
+        **hardware,
+    )
 
 
 @settings(max_examples=1000, deadline=None)
@@ -161,9 +180,14 @@ def test_random_workloads_are_not_vacuous():
 
 # --- the closed form of a stretch -------------------------------------------
 
+
 @settings(max_examples=300, deadline=None)
-@given(cache=st.integers(1, 20_000), n=st.integers(1, 200), k=st.integers(1, 500),
-       gpu=st.sampled_from(TOY_GPUS + [kv.A100_80GB]))
+@given(
+    cache=st.integers(1, 20_000),
+    n=st.integers(1, 200),
+    k=st.integers(1, 500),
+    gpu=st.sampled_from(TOY_GPUS + [kv.A100_80GB]),
+)
 def test_stretch_seconds(cache, n, k, gpu):
     """k alike steps in closed form = the steps one by one, memory line and arithmetic floor alike."""
     model = TOY_MODEL if gpu is not kv.A100_80GB else kv.LLAMA_31_8B

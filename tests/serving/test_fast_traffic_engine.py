@@ -55,9 +55,17 @@ def traffic(pick: Callable[[int, int], int]) -> dict:
     cap = pick(1, 12)
     budget = [None, cap, cap + pick(0, 60), cap + pick(0, 300)][pick(0, 3)]
     admission = [None, None, pick(1, 8)][pick(0, 2)]
-    return dict(chats=chats, cap=cap, blocks=blocks, longest=None, budget=budget,
-                prefix_caching=bool(pick(0, 1)), admission=admission,
-                admit_rule=ADMIT_RULES[pick(0, 1)], **hardware_of(pick))
+    return dict(
+        chats=chats,
+        cap=cap,
+        blocks=blocks,
+        longest=None,
+        budget=budget,
+        prefix_caching=bool(pick(0, 1)),
+        admission=admission,
+        admit_rule=ADMIT_RULES[pick(0, 1)],
+        **hardware_of(pick),
+    )
 
 
 @st.composite
@@ -73,9 +81,18 @@ def hardware_of(pick) -> dict:
 def lesson_figures(case: dict) -> dict:
     """The lesson model's figures for a case of test_properties' kind, on its hardware."""
     gpu, model = case.get("gpu", kv.A100_80GB), case.get("model", kv.LLAMA_31_8B)
-    return lesson_serve(case["chats"], case["cap"], case["blocks"], case["longest"],
-                        case["reserved"], model.params, gpu.peak_flops, model.weights_bytes,
-                        model.bytes_per_token, gpu.bandwidth)
+    return lesson_serve(
+        case["chats"],
+        case["cap"],
+        case["blocks"],
+        case["longest"],
+        case["reserved"],
+        model.params,
+        gpu.peak_flops,
+        model.weights_bytes,
+        model.bytes_per_token,
+        gpu.bandwidth,
+    )
 
 
 def exactly_the_lesson(result: kv.ServeResult, lesson: dict) -> None:
@@ -84,6 +101,7 @@ def exactly_the_lesson(result: kv.ServeResult, lesson: dict) -> None:
 
 
 # --- 1. the reduction to the lesson -----------------------------------------
+
 
 @pytest.mark.parametrize("seed", range(300))
 def test_reference_is_the_lesson_on_seeded_settings(seed):
@@ -120,13 +138,23 @@ def test_the_lesson_sweep_is_unchanged():
     chats = kv.lesson_chats()
     a100, llama = kv.A100_80GB, kv.LLAMA_31_8B
     for cap in (1, 64, 256):
-        lesson = lesson_serve([(c.prompt, c.reply) for c in chats], cap, 25_720, 8_000, False,
-                              llama.params, a100.peak_flops, llama.weights_bytes,
-                              llama.bytes_per_token, a100.bandwidth)
+        lesson = lesson_serve(
+            [(c.prompt, c.reply) for c in chats],
+            cap,
+            25_720,
+            8_000,
+            False,
+            llama.params,
+            a100.peak_flops,
+            llama.weights_bytes,
+            llama.bytes_per_token,
+            a100.bandwidth,
+        )
         exactly_the_lesson(serve(chats, cap), lesson)
 
 
 # --- 2. the fast engine on traffic --------------------------------------------
+
 
 @settings(max_examples=300, deadline=None)
 @given(traffics())
@@ -140,15 +168,27 @@ def test_the_skipping_engine_on_the_lessons_workloads(data):
     """serve_fast sends the lesson's runs to the closed form; the engine for traffic must
     give them right too (its stretches, pauses and reservations without arrivals)."""
     case = dict(workload(lambda low, high: data.draw(st.integers(low, high))))
-    chats, setup = start(case["chats"], case["cap"], None, case["longest"], case["reserved"],
-                         case["blocks"], kv.A100_80GB, kv.LLAMA_31_8B, kv.RESERVE_BYTES, None,
-                         False, None)
+    chats, setup = start(
+        case["chats"],
+        case["cap"],
+        None,
+        case["longest"],
+        case["reserved"],
+        case["blocks"],
+        kv.A100_80GB,
+        kv.LLAMA_31_8B,
+        kv.RESERVE_BYTES,
+        None,
+        False,
+        None,
+    )
     server = SkippingServer(chats, setup)
     server.run()
     assert_same(server.result(), serve(**case))
 
 
 # --- 3. properties --------------------------------------------------------------
+
 
 @settings(max_examples=200, deadline=None)
 @given(traffics())
@@ -229,8 +269,10 @@ def test_whole_prompt_admission_never_admits_a_chat_that_does_not_fit(case):
 def test_the_first_chunk_rule_did_admit_chats_that_did_not_fit():
     """Before 0.19 a chat whose first slice fitted joined anyway: seeded cases show it."""
     cases = [traffic(random.Random(seed).randint) for seed in range(200)]
-    short = sum(joins_without_room(dict(case, admit_rule=FIRST_CHUNK, prefix_caching=False))
-                for case in cases[:80])
+    short = sum(
+        joins_without_room(dict(case, admit_rule=FIRST_CHUNK, prefix_caching=False))
+        for case in cases[:80]
+    )
     assert short >= 5
 
 
@@ -246,8 +288,12 @@ def test_every_gap_between_tokens_is_in_the_report(case):
     gaps = sorted(b - a for clocks in times.values() for a, b in zip(clocks, clocks[1:]))
     assert sorted(serve(**case).gaps.values()) == gaps
     fast = np.sort(serve_fast(**case).gaps.values())
-    closed_form = (case["budget"] is None and not case["prefix_caching"] and case["admission"] is None
-                   and not any(chat.arrives for chat in case["chats"]))
+    closed_form = (
+        case["budget"] is None
+        and not case["prefix_caching"]
+        and case["admission"] is None
+        and not any(chat.arrives for chat in case["chats"])
+    )
     if closed_form:  # the lesson's engine sums stretches in closed form: float rounding apart
         assert np.allclose(fast, gaps, rtol=1e-9, atol=0)
     else:  # the traffic engine replays the reference's clocks: to the last bit
@@ -265,8 +311,9 @@ def test_the_traffic_cases_are_not_vacuous():
     chunked = 0
     for case in cases[:60]:
         steps = kv.trace(**case)
-        chunked += any(part > 1 and i not in step.wrote
-                       for step in steps for i, part in step.slices.items())
+        chunked += any(
+            part > 1 and i not in step.wrote for step in steps for i, part in step.slices.items()
+        )
     assert chunked >= 5
     # the server emptied, then more came
     idle = sum(any(q[1:] == (0, 0) for q in r.queue[:-1]) for r in results)

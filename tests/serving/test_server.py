@@ -92,6 +92,7 @@ def test_with_room_for_both_10_steps_and_no_pause():
 
 # --- The ceiling ----------------------------------------------------------------
 
+
 def test_a_chat_of_exactly_the_longest_length_is_served():
     r = kv.serve([(30, 10)], cap=1, longest=40, blocks=3)
     assert (r.refused, r.tokens) == (0, 10)
@@ -112,6 +113,7 @@ def test_a_chat_too_big_for_the_whole_pool_is_refused_without_a_ceiling():
 
 # --- Reserving the ceiling --------------------------------------------------------
 
+
 def test_reserved_mode_holds_the_full_ceiling_per_chat():
     steps = kv.trace(HAND, cap=10, longest=64, reserved=True, blocks=8)  # 4 blocks each
     assert steps[0].held == {0: 4, 1: 4}
@@ -129,6 +131,7 @@ def test_reserved_mode_lets_fewer_chats_in():
 
 
 # --- The newest chat is paused, even the one being looked at ----------------------
+
 
 def test_the_newest_chat_pauses_itself_when_it_needs_the_block():
     # Chat 0 joins with 21 tokens to come (2 blocks), chat 1 with 16 (1 block): the

@@ -18,12 +18,16 @@ import kvlesson as kv
 from kvlesson.serving.block_pool import BlockPool
 from kvlesson.serving.proxy import RETRY_AFTER_S
 
-EXAMPLE = [kv.Request(20, 3, 0.0, (("system", 16),)), kv.Request(40, 3, 0.0),
-           kv.Request(18, 2, 0.015, (("system", 16),))]
+EXAMPLE = [
+    kv.Request(20, 3, 0.0, (("system", 16),)),
+    kv.Request(40, 3, 0.0),
+    kv.Request(18, 2, 0.015, (("system", 16),)),
+]
 EXAMPLE_SETTINGS = dict(cap=4, blocks=10, budget=16, prefix_caching=True, longest=None)
 
 
 # --- the worked example of docs/traffic.md ----------------------------------------
+
 
 def test_worked_example_step_by_step():
     steps = kv.trace(EXAMPLE, **EXAMPLE_SETTINGS)
@@ -54,8 +58,7 @@ DOCUMENT = [kv.Request(100, 60, 0.0), kv.Request(8_000, 5, 0.05)]  # a reply, th
 
 
 def test_without_a_budget_the_document_freezes_the_reply_for_a_step():
-    times = [s.clock for s in kv.trace(DOCUMENT, cap=4, blocks=1_000, longest=None)
-             if 0 in s.wrote]
+    times = [s.clock for s in kv.trace(DOCUMENT, cap=4, blocks=1_000, longest=None) if 0 in s.wrote]
     gaps = [b - a for a, b in zip(times, times[1:])]
     assert max(gaps) > 5 * min(gaps)  # the step that reads 8,000 tokens at once
 
@@ -64,6 +67,7 @@ def test_with_a_budget_the_reply_keeps_going_and_the_document_comes_later():
     whole = kv.serve(DOCUMENT, 4, blocks=1_000, longest=None)
     sliced_steps = kv.trace(DOCUMENT, cap=4, blocks=1_000, longest=None, budget=512)
     sliced = kv.serve(DOCUMENT, 4, blocks=1_000, longest=None, budget=512)
+
     def worst_gap(steps):
         times = [s.clock for s in steps if 0 in s.wrote]
         return max(b - a for a, b in zip(times, times[1:]))
@@ -77,12 +81,15 @@ def test_with_a_budget_the_reply_keeps_going_and_the_document_comes_later():
 
 
 def test_a_bigger_budget_brings_the_first_token_sooner():
-    ttft = [kv.serve(DOCUMENT, 4, blocks=1_000, longest=None, budget=b).first_token_s[1]
-            for b in (256, 1_024, 4_096)]
+    ttft = [
+        kv.serve(DOCUMENT, 4, blocks=1_000, longest=None, budget=b).first_token_s[1]
+        for b in (256, 1_024, 4_096)
+    ]
     assert ttft[0] > ttft[1] > ttft[2]
 
 
 # --- prefix caching ------------------------------------------------------------------
+
 
 def test_a_shared_system_prompt_is_read_once():
     chats = [kv.Request(500, 10, 0.0, (("system", 480),)) for _ in range(4)]
@@ -114,6 +121,7 @@ def test_the_cache_empties_plain_blocks_first_then_the_oldest():
 
 # --- the proxy --------------------------------------------------------------------------
 
+
 def test_the_proxy_refuses_over_the_cap_and_the_client_retries():
     chats = [kv.Request(100, 20, 0.0)] * 3
     result = kv.serve(chats, 8, blocks=100, longest=None, admission=2)
@@ -128,7 +136,9 @@ def test_the_clients_retrying_outside_are_counted_over_time():
     """The chart of section 4 shows them: refused at 0 s, let in at its retry a second later."""
     chats = [kv.Request(100, 20, 0.0)] * 3
     assert kv.serve(chats, 8, blocks=100, longest=None, admission=2).outside == (
-        (0.0, 1), (RETRY_AFTER_S, 0))
+        (0.0, 1),
+        (RETRY_AFTER_S, 0),
+    )
     assert kv.serve(chats, 8, blocks=100, longest=None).outside == ()  # no proxy, nobody outside
     crowd = [kv.Request(100, 300, 0.0)] * 5
     result = kv.serve(crowd, 8, blocks=100, longest=None, admission=2)
@@ -145,9 +155,9 @@ def test_the_proxy_counts_waiting_requests_too():
 
 # --- arrivals -----------------------------------------------------------------------------
 
+
 def test_an_idle_server_waits_for_the_next_arrival():
-    result = kv.serve([kv.Request(10, 2, 0.0), kv.Request(10, 2, 3.0)], 2, blocks=10,
-                      longest=None)
+    result = kv.serve([kv.Request(10, 2, 0.0), kv.Request(10, 2, 3.0)], 2, blocks=10, longest=None)
     assert result.first_token_s[1] == 3.0 + result.first_token_s[0]  # the same step, 3 s later
     assert result.steps == 4
     assert result.queue[1:3] == ((result.last_token_s[0], 0, 0), (3.0, 0, 1))
@@ -196,12 +206,15 @@ def test_today_a_chat_waits_until_its_whole_prompt_fits():
 
 def test_without_a_budget_the_rules_give_the_same_run():
     for chats in (SQUEEZE, kv.agents(count=3, requests=2, seed=1)):
-        runs = [kv.serve(chats, 4, blocks=6_000, longest=None, admit_rule=rule)
-                for rule in ("whole prompt", "first chunk")]
+        runs = [
+            kv.serve(chats, 4, blocks=6_000, longest=None, admit_rule=rule)
+            for rule in ("whole prompt", "first chunk")
+        ]
         assert runs[0] == runs[1]
 
 
 # --- TPOT and ITL ----------------------------------------------------------------------
+
 
 def test_a_frozen_step_shows_in_itl_not_in_tpot():
     """Bob's document read in one step freezes chat 0's reply once: one long gap (ITL),
@@ -228,12 +241,14 @@ def test_report_percentiles_are_vllm_bench_serves():
     report = kv.latency(result)
     ttft = kv.chat_times(result)["ttft_s"].to_numpy()
     assert (report.ttft.p50, report.ttft.p95, report.ttft.p99) == tuple(
-        float(x) for x in np.percentile(ttft, [50, 95, 99]))
+        float(x) for x in np.percentile(ttft, [50, 95, 99])
+    )
     gaps = result.gaps.values()
     assert report.itl.p99 == float(np.percentile(gaps, 99)) and report.itl.worst == gaps.max()
 
 
 # --- percentiles ------------------------------------------------------------------------
+
 
 def test_nearest_rank_percentiles():
     assert [kv.percentile(range(1, 11), p) for p in (50, 95, 99, 100)] == [5, 10, 10, 10]
@@ -258,8 +273,9 @@ def exact_rank(n: int, p: Fraction) -> int:
 def test_nearest_rank_against_exact_arithmetic(n):
     values = list(range(1, n + 1))  # the value at rank r is r
     whole = [Fraction(p) for p in range(1, 101)]
-    decimals = [Fraction(text) for text in ("0.1", "2.5", "12.34", "33.3", "66.7", "99.5",
-                                            "99.9", "99.99")]
+    decimals = [
+        Fraction(text) for text in ("0.1", "2.5", "12.34", "33.3", "66.7", "99.5", "99.9", "99.99")
+    ]
     for p in whole + decimals:
         given = int(p) if p.denominator == 1 else float(p)
         assert kv.percentile(values, given) == exact_rank(n, p), (n, p)
@@ -278,29 +294,42 @@ def test_percentile_of_nothing():
 
 # --- bad settings --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("settings_, message", [
-    (dict(cap=8, budget=4), r"budget must be in 8 or more, got 4"),
-    (dict(cap=8, budget=0.5), r"budget must be a whole number"),
-    (dict(cap=8, admission=0), r"admission must be in 1 or more, got 0"),
-    (dict(cap=8, prefix_caching="yes"), r"prefix_caching must be True or False"),
-    (dict(cap=8, reserved=True, prefix_caching=True), r"prefix_caching needs blocks"),
-    (dict(cap=8, admit_rule="whole"), r"admit_rule must be one of 'whole prompt', 'first chunk'"),
-    (dict(cap=8, admit_rule=True), r"admit_rule must be one of .*, not bool"),
-])
+
+@pytest.mark.parametrize(
+    "settings_, message",
+    [
+        (dict(cap=8, budget=4), r"budget must be in 8 or more, got 4"),
+        (dict(cap=8, budget=0.5), r"budget must be a whole number"),
+        (dict(cap=8, admission=0), r"admission must be in 1 or more, got 0"),
+        (dict(cap=8, prefix_caching="yes"), r"prefix_caching must be True or False"),
+        (dict(cap=8, reserved=True, prefix_caching=True), r"prefix_caching needs blocks"),
+        (
+            dict(cap=8, admit_rule="whole"),
+            r"admit_rule must be one of 'whole prompt', 'first chunk'",
+        ),
+        (dict(cap=8, admit_rule=True), r"admit_rule must be one of .*, not bool"),
+    ],
+)
 def test_bad_settings_are_named(settings_, message):
     for engine in (kv.serve, kv.serve_fast):
         with pytest.raises((ValueError, TypeError), match=message):
             engine(kv.lesson_chats(n=5), **settings_)
 
 
-@pytest.mark.parametrize("make, message", [
-    (lambda: kv.Request(10, 5, -1.0), r"arrives must be >= 0"),
-    (lambda: kv.Request(10, 5, 0.0, (("a", 20),)), r"tokens of shared text 'a' must be in 1\.\.15"),
-    (lambda: kv.Request(10, 5, 0.0, (("a", 8), ("b", 8))), r"must be in 9\.\.15"),
-    (lambda: kv.Request(10, 5, 0.0, [("a", 8)]), r"shared must be a tuple"),
-    (lambda: kv.poisson_arrivals(kv.lesson_chats(n=3), rate=0), r"rate must be > 0"),
-    (lambda: kv.burst_arrivals(kv.lesson_chats(n=3), size=0, every=1), r"size must be in 1"),
-])
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: kv.Request(10, 5, -1.0), r"arrives must be >= 0"),
+        (
+            lambda: kv.Request(10, 5, 0.0, (("a", 20),)),
+            r"tokens of shared text 'a' must be in 1\.\.15",
+        ),
+        (lambda: kv.Request(10, 5, 0.0, (("a", 8), ("b", 8))), r"must be in 9\.\.15"),
+        (lambda: kv.Request(10, 5, 0.0, [("a", 8)]), r"shared must be a tuple"),
+        (lambda: kv.poisson_arrivals(kv.lesson_chats(n=3), rate=0), r"rate must be > 0"),
+        (lambda: kv.burst_arrivals(kv.lesson_chats(n=3), size=0, every=1), r"size must be in 1"),
+    ],
+)
 def test_bad_requests_are_named(make, message):
     with pytest.raises((ValueError, TypeError), match=message):
         make()

@@ -21,15 +21,19 @@ from playwright.sync_api import BrowserContext, Page
 
 TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 AXE = Axe()
-OPTIONS = json.dumps({"runOnly": {"type": "tag", "values": TAGS},
-                      "resultTypes": ["violations"], "elementRef": True})
+OPTIONS = json.dumps(
+    {"runOnly": {"type": "tag", "values": TAGS}, "resultTypes": ["violations"], "elementRef": True}
+)
 # The page's own violations, each node with its selector and whether it lies inside `inside`
 # (a CSS selector, or null): only what the test reads crosses to Python.
-RUN = """(inside) => axe.run(document, %s).then(result => result.violations.map(v => ({
+RUN = (
+    """(inside) => axe.run(document, %s).then(result => result.violations.map(v => ({
     id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.map(n => ({target: n.target.join(' '),
         inside: inside !== null && n.element !== undefined && n.element.closest(inside) !== null}))
-})))""" % OPTIONS
+})))"""
+    % OPTIONS
+)
 START = "(inside) => { window.__kvlessonAxe = (%s)(inside); }" % RUN
 
 
@@ -82,15 +86,16 @@ def split(page: Page, inside: str) -> tuple[list[Violation], list[Violation]]:
     return _kept(found, inside=True), _kept(found, inside=False)
 
 
-def on_pages(context: BrowserContext, addresses: Sequence[str],
-             at_once: int = 2) -> dict[str, list[Violation]]:
+def on_pages(
+    context: BrowserContext, addresses: Sequence[str], at_once: int = 2
+) -> dict[str, list[Violation]]:
     """axe on every address, `at_once` tabs of the watched `context` side by side: each tab
     loads its page and starts axe, then each tab's result is read in turn."""
     tabs = [context.new_page() for _ in range(max(1, min(at_once, len(addresses))))]
     found: dict[str, list[Violation]] = {}
     try:
         for start in range(0, len(addresses), len(tabs)):
-            batch = list(zip(tabs, addresses[start:start + len(tabs)]))
+            batch = list(zip(tabs, addresses[start : start + len(tabs)]))
             for tab, address in batch:
                 tab.goto(address, wait_until="load")
                 tab.evaluate(START, None)

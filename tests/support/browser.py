@@ -37,8 +37,14 @@ from support.paths import ROOT
 
 ARTIFACTS = ROOT / "artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--no-first-run", "--disable-dev-shm-usage"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
 STARTUP_TIMEOUT = 60  # seconds for JupyterLab to answer
 RUN_ALL_TIMEOUT = 120_000  # ms for a whole notebook to run
 RUN_START_TIMEOUT = 15_000  # ms for Run All to start the first cell
@@ -49,6 +55,7 @@ STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]
 
 # --- the notebooks served --------------------------------------------------------------
 
+
 def notebook_file(assignment: str) -> str:
     """The notebook's path inside the served folder, e.g. '01_floor_plan/floor_plan.ipynb'."""
     (path,) = (ROOT / "notebooks" / assignment).glob("*.ipynb")
@@ -58,8 +65,10 @@ def notebook_file(assignment: str) -> str:
 def answered_release(assignment: str) -> nbformat.NotebookNode:
     """The student notebook with every answer cell filled in from solutions/ (by grade id)."""
     name = notebook_file(assignment)
-    return command.answered(nbformat.read(ROOT / "notebooks" / name, as_version=4),
-                           nbformat.read(ROOT / "solutions" / name, as_version=4))
+    return command.answered(
+        nbformat.read(ROOT / "notebooks" / name, as_version=4),
+        nbformat.read(ROOT / "solutions" / name, as_version=4),
+    )
 
 
 def parameters(assignment: str) -> dict:
@@ -74,8 +83,11 @@ def parameters(assignment: str) -> dict:
 def write_kernel(folder: Path) -> None:
     """The served JupyterLab's only Python kernel: this interpreter (this virtual environment,
     not the one its symlink leads to, which JupyterLab's own spec would start)."""
-    spec = {"argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            "display_name": "Python 3 (ipykernel)", "language": "python"}
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3 (ipykernel)",
+        "language": "python",
+    }
     path = folder / "kernels" / "python3" / "kernel.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(spec))
@@ -95,6 +107,7 @@ def write_settings(folder: Path) -> None:
 
 
 # --- the server ------------------------------------------------------------------------
+
 
 def free_port() -> int:
     """A TCP port nobody listens on right now, on 127.0.0.1."""
@@ -163,21 +176,42 @@ def served_lab(base: Path, assignments: Iterable[str]) -> Iterator[str]:
     write_settings(base / "settings")
     write_kernel(base / "data")
     port = free_port()
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(base / "config"),
-           "JUPYTER_DATA_DIR": str(base / "data"), "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
-           "IPYTHONDIR": str(base / "ipython"),
-           "JUPYTERLAB_SETTINGS_DIR": str(base / "settings"),
-           "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
-           "PYDEVD_DISABLE_FILE_VALIDATION": "1",
-           # the kernel imports this checkout's kvlesson, whatever else is installed
-           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(base / "config"),
+        "JUPYTER_DATA_DIR": str(base / "data"),
+        "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
+        "IPYTHONDIR": str(base / "ipython"),
+        "JUPYTERLAB_SETTINGS_DIR": str(base / "settings"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(base / "workspaces"),
+        "PYDEVD_DISABLE_FILE_VALIDATION": "1",
+        # the kernel imports this checkout's kvlesson, whatever else is installed
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+    }
     log = base / "lab.log"
     with open(log, "w") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ip", "127.0.0.1",
-             "--port", str(port), "--ServerApp.token=", "--ServerApp.password=", "--allow-root",
-             "--ServerApp.port_retries=0", f"--ServerApp.root_dir={served}"],
-            cwd=base, env=env, stdout=out, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "jupyter",
+                "lab",
+                "--no-browser",
+                "--ip",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--ServerApp.token=",
+                "--ServerApp.password=",
+                "--allow-root",
+                "--ServerApp.port_retries=0",
+                f"--ServerApp.root_dir={served}",
+            ],
+            cwd=base,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
         url = f"http://127.0.0.1:{port}"
         wait_until_ready(url, process, log)
@@ -188,11 +222,14 @@ def served_lab(base: Path, assignments: Iterable[str]) -> Iterator[str]:
 
 # --- the browser -----------------------------------------------------------------------
 
+
 def require_chromium() -> None:
     """Fail (never skip) when Debian's Chromium is missing."""
     if not (CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK)):
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's Chromium with "
-                    "`apt-get update && apt-get install -y chromium` (never `playwright install`)")
+        pytest.fail(
+            f"{CHROMIUM} is missing: install Debian's Chromium with "
+            "`apt-get update && apt-get install -y chromium` (never `playwright install`)"
+        )
 
 
 @contextmanager
@@ -201,8 +238,9 @@ def chromium() -> Iterator[Browser]:
     require_chromium()
     playwright = sync_playwright().start()
     try:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                             args=CHROMIUM_ARGS)
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
         try:
             yield browser
         finally:
@@ -230,6 +268,7 @@ def page(browser) -> Iterator[Page]:
 
 # --- driving JupyterLab ----------------------------------------------------------------
 
+
 def open_notebook(page: Page, lab: str, assignment: str) -> Locator:
     """Open a notebook in a workspace of its own (so no other tab is restored) and wait for
     its kernel; returns the notebook's panel."""
@@ -251,7 +290,10 @@ def wait_for_kernel(panel: Locator, timeout: int = 60_000) -> None:
             const status = panel.querySelector('.jp-Notebook-ExecutionIndicator');
             return name !== null && /^Python 3/.test(name.getAttribute('aria-label') || '')
                 && status !== null && status.dataset.status === 'idle';
-        }""", arg=panel.element_handle(), timeout=timeout)
+        }""",
+        arg=panel.element_handle(),
+        timeout=timeout,
+    )
 
 
 def prompts(panel: Locator) -> list[str]:
@@ -278,11 +320,15 @@ def run_all(page: Page, panel: Locator) -> None:
                         .map(p => p.textContent.trim());
                     return now.some((t, k) => t === '[*]:'
                         || (/^\\[\\d+\\]:$/.test(t) && t !== before[k]));
-                }""", arg=[panel.element_handle(), before], timeout=RUN_START_TIMEOUT)
+                }""",
+                arg=[panel.element_handle(), before],
+                timeout=RUN_START_TIMEOUT,
+            )
             break
         except PlaywrightTimeout:
-            warnings.warn(f"Run All click {click} started no cell in "
-                          f"{RUN_START_TIMEOUT / 1000:.0f} s")
+            warnings.warn(
+                f"Run All click {click} started no cell in {RUN_START_TIMEOUT / 1000:.0f} s"
+            )
     try:
         page.wait_for_function(
             """([panel, stderr]) => {
@@ -293,15 +339,20 @@ def run_all(page: Page, panel: Locator) -> None:
                 const idle = panel.querySelector(
                     '.jp-Notebook-ExecutionIndicator[data-status=idle]') !== null;
                 return idle && (done || failed);
-            }""", arg=[panel.element_handle(), STDERR], timeout=RUN_ALL_TIMEOUT)
+            }""",
+            arg=[panel.element_handle(), STDERR],
+            timeout=RUN_ALL_TIMEOUT,
+        )
     except PlaywrightTimeout:
         # Keep what the page showed: CI machines are slower than this one.
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "run-all-timed-out.png"))
         status = page.locator("#jp-main-statusbar").inner_text().replace("\n", " ")
-        raise AssertionError(f"Run All did not finish in {RUN_ALL_TIMEOUT / 1000:.0f} s; "
-                             f"prompts {prompts(panel)}; status bar {status!r}; "
-                             "screenshot in artifacts/run-all-timed-out.png") from None
+        raise AssertionError(
+            f"Run All did not finish in {RUN_ALL_TIMEOUT / 1000:.0f} s; "
+            f"prompts {prompts(panel)}; status bar {status!r}; "
+            "screenshot in artifacts/run-all-timed-out.png"
+        ) from None
 
 
 def problems_on_page(panel: Locator) -> list[str]:
@@ -311,8 +362,11 @@ def problems_on_page(panel: Locator) -> list[str]:
     for phrase in ("Error displaying widget", "Traceback (most recent call last)"):
         if phrase in text:
             found.append(f"the page says {phrase!r}")
-    not_run = [t for t in panel.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
-               if not t.strip().strip("[]:").isdigit()]
+    not_run = [
+        t
+        for t in panel.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
+        if not t.strip().strip("[]:").isdigit()
+    ]
     if not_run:
         found.append(f"{len(not_run)} code cells did not run: {not_run}")
     return found

@@ -26,7 +26,6 @@ TRIVIAL_LINES = {"return None", "pass", "else:", "try:", "return", "break", "con
 UNIT_ONLY = re.compile(r"""["'][a-z/ ]{1,12}["'][)\],]*""")
 
 
-
 # ---------------------------------------------------------------------------
 # Running nbgrader
 
@@ -34,26 +33,45 @@ UNIT_ONLY = re.compile(r"""["'][a-z/ ]{1,12}["'][)\],]*""")
 def run_nbgrader(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
     """Run `python -m nbgrader ARGS` in `cwd`; fail with its whole output if it fails."""
     command = [sys.executable, "-m", "nbgrader", *args]
-    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=NBGRADER_TIMEOUT, check=False)
+    done = subprocess.run(
+        command,
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=NBGRADER_TIMEOUT,
+        check=False,
+    )
     if done.returncode != 0:
-        pytest.fail(f"`nbgrader {' '.join(args)}` exited {done.returncode} in {cwd}\n"
-                    f"--- stdout ---\n{done.stdout}\n--- stderr ---\n{done.stderr}")
+        pytest.fail(
+            f"`nbgrader {' '.join(args)}` exited {done.returncode} in {cwd}\n"
+            f"--- stdout ---\n{done.stdout}\n--- stderr ---\n{done.stderr}"
+        )
     return done
 
 
-def run_grade(course: Path, assignment: str | list[str],
-              env: dict[str, str]) -> subprocess.CompletedProcess:
+def run_grade(
+    course: Path, assignment: str | list[str], env: dict[str, str]
+) -> subprocess.CompletedProcess:
     """The one grading command of docs/instructors.md, `kvlesson grade ASSIGNMENT
     --course ROOT` (each submission sealed, autograded in the box and marked); fail with its
     output unless it exits 0. Its stdout is the summary, its stderr the progress."""
     assignments = [assignment] if isinstance(assignment, str) else assignment
     command = [sys.executable, "-m", "kvlesson", "grade", *assignments, "--course", str(course)]
-    done = subprocess.run(command, cwd=course.parent, env=env, capture_output=True, text=True,
-                          timeout=NBGRADER_TIMEOUT * 3, check=False)
+    done = subprocess.run(
+        command,
+        cwd=course.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=NBGRADER_TIMEOUT * 3,
+        check=False,
+    )
     if done.returncode != 0:
-        pytest.fail(f"`kvlesson grade {assignment}` exited {done.returncode}\n"
-                    f"--- stdout ---\n{done.stdout}\n--- stderr ---\n{done.stderr}")
+        pytest.fail(
+            f"`kvlesson grade {assignment}` exited {done.returncode}\n"
+            f"--- stdout ---\n{done.stdout}\n--- stderr ---\n{done.stderr}"
+        )
     return done
 
 
@@ -66,11 +84,17 @@ def set_cell_timeout(course: Path, seconds: int) -> None:
 def account_env(home: Path, user: str) -> dict[str, str]:
     """The environment of one account: its own HOME and user name, and an empty Jupyter
     config folder, so that no ~/.jupyter/nbgrader_config.py of this machine leaks in."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("JUPYTER_", "JPY_", "NBGRADER"))}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER_", "JPY_", "NBGRADER"))
+    }
     (home / ".jupyter").mkdir(parents=True, exist_ok=True)
-    env.update(HOME=str(home), USER=user, LOGNAME=user, JUPYTER_CONFIG_DIR=str(home / ".jupyter"),
-               PYDEVD_DISABLE_FILE_VALIDATION="1")
+    env.update(
+        HOME=str(home),
+        USER=user,
+        LOGNAME=user,
+        JUPYTER_CONFIG_DIR=str(home / ".jupyter"),
+        PYDEVD_DISABLE_FILE_VALIDATION="1",
+    )
     return env
 
 
@@ -142,13 +166,19 @@ def instructor_solutions(assignment: str, notebook: str) -> dict[str, str]:
     """The instructor's code for each autograded answer cell, markers removed:
     what a student who got everything right would have written."""
     nb = read_nb(ROOT / "solutions" / assignment / f"{notebook}.ipynb")
-    return {nbgrader_meta(cell)["grade_id"]: without_markers(cell.source, SOLUTION_MARKERS)
-            for cell in nb.cells
-            if cell.cell_type == "code" and nbgrader_meta(cell).get("solution")}
+    return {
+        nbgrader_meta(cell)["grade_id"]: without_markers(cell.source, SOLUTION_MARKERS)
+        for cell in nb.cells
+        if cell.cell_type == "code" and nbgrader_meta(cell).get("solution")
+    }
 
 
-def edit_notebook(path: Path, answers: dict[str, str] | None = None,
-                  tests: dict[str, str] | None = None, points: dict[str, float] | None = None) -> None:
+def edit_notebook(
+    path: Path,
+    answers: dict[str, str] | None = None,
+    tests: dict[str, str] | None = None,
+    points: dict[str, float] | None = None,
+) -> None:
     """Edit a student's notebook in place as the student would: the source of answer
     cells, and (hostile) the source or the points of locked test cells."""
     nb = read_nb(path)
@@ -174,8 +204,12 @@ def all_strings(node) -> list[str]:
 
 def is_trivial(line: str) -> bool:
     """A line too short or too common to give anything away."""
-    return (line in TRIVIAL_LINES or len(line) < 5 or not any(ch.isalnum() for ch in line)
-            or UNIT_ONLY.fullmatch(line) is not None)
+    return (
+        line in TRIVIAL_LINES
+        or len(line) < 5
+        or not any(ch.isalnum() for ch in line)
+        or UNIT_ONLY.fullmatch(line) is not None
+    )
 
 
 def secret_lines(instructor_nb) -> dict[str, str]:

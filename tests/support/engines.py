@@ -10,8 +10,20 @@ import numpy as np
 
 import kvlesson as kv
 
-COUNTS = ("cap", "blocks", "tokens", "steps", "pauses", "rebuilt_tokens", "refused",
-          "proxy_refusals", "hit_tokens", "lookup_tokens", "replies", "arrives_s")
+COUNTS = (
+    "cap",
+    "blocks",
+    "tokens",
+    "steps",
+    "pauses",
+    "rebuilt_tokens",
+    "refused",
+    "proxy_refusals",
+    "hit_tokens",
+    "lookup_tokens",
+    "replies",
+    "arrives_s",
+)
 TIMES = ("seconds", "avg_running", "wait_ms", "longest_step_s")
 
 # A toy model on slow arithmetic: its steps turn from memory-bound to
@@ -33,8 +45,11 @@ def assert_same(fast: kv.ServeResult, ref: kv.ServeResult) -> None:
     for name in COUNTS:
         assert getattr(fast, name) == getattr(ref, name), name
     for name in TIMES:
-        assert close(getattr(fast, name), getattr(ref, name)), (name, getattr(fast, name),
-                                                                getattr(ref, name))
+        assert close(getattr(fast, name), getattr(ref, name)), (
+            name,
+            getattr(fast, name),
+            getattr(ref, name),
+        )
     for name in ("first_token_s", "last_token_s"):
         ours, theirs = getattr(fast, name), getattr(ref, name)
         assert len(ours) == len(theirs)
@@ -62,5 +77,6 @@ def workload(pick: Callable[[int, int], int]) -> dict:
     need = kv.blocks_for(longest or max(tokens))
     roomy = sum(kv.blocks_for(t) for t in tokens)
     blocks = pick(need, pick(need, max(need, roomy)))  # tight pools more often than roomy ones
-    return dict(chats=chats, cap=pick(1, MAX_CAP), blocks=blocks, longest=longest,
-                reserved=reserved)
+    return dict(
+        chats=chats, cap=pick(1, MAX_CAP), blocks=blocks, longest=longest, reserved=reserved
+    )

@@ -26,14 +26,19 @@ def signed(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:
 def answers_to_tests(nb: nbformat.NotebookNode) -> dict[str, list[str]]:
     """Each autograded answer cell ('P_answer') and the test cells that grade it ('P_...')."""
     ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if "nbgrader" in c.metadata]
-    answers = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
-               if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
-    return {a: [i for i in ids if i != a and i.startswith(a.removesuffix("answer"))]
-            for a in answers}
+    answers = [
+        c.metadata["nbgrader"]["grade_id"]
+        for c in nb.cells
+        if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")
+    ]
+    return {
+        a: [i for i in ids if i != a and i.startswith(a.removesuffix("answer"))] for a in answers
+    }
 
 
-def handed_in(release: nbformat.NotebookNode, solution: nbformat.NotebookNode,
-              answered: set[str]) -> nbformat.NotebookNode:
+def handed_in(
+    release: nbformat.NotebookNode, solution: nbformat.NotebookNode, answered: set[str]
+) -> nbformat.NotebookNode:
     """The release with the instructor's answer in the cells `answered` (grade ids)."""
     right = command.answered(release, solution)
     nb = copy.deepcopy(release)
@@ -45,8 +50,11 @@ def handed_in(release: nbformat.NotebookNode, solution: nbformat.NotebookNode,
 
 def points(nb: nbformat.NotebookNode) -> dict[str, float]:
     """The points of each graded cell of the instructor's notebook."""
-    return {c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"]["points"])
-            for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
+    return {
+        c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"]["points"])
+        for c in nb.cells
+        if c.metadata.get("nbgrader", {}).get("grade")
+    }
 
 
 # ---------------------------------------------------------------------------

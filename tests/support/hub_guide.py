@@ -42,8 +42,9 @@ def commands(block: str) -> list[str]:
 
 def replaced(text: str, old: str, new: str, count: int = 1) -> str:
     """`text` with `old` replaced by `new`, which must occur exactly `count` times."""
-    assert text.count(old) == count, \
+    assert text.count(old) == count, (
         f"the guide's block should hold {old!r} {count} time(s):\n{text}"
+    )
     return text.replace(old, new)
 
 
@@ -51,9 +52,10 @@ def with_accounts(block: str, instructor: str, students: list[str]) -> str:
     """The accounts block with the test's names in the guide's two assignments."""
     block = re.sub(r"^INSTRUCTOR=.*$", f"INSTRUCTOR={instructor}", block, count=1, flags=re.M)
     block = re.sub(r"^STUDENTS=.*$", f'STUDENTS="{" ".join(students)}"', block, count=1, flags=re.M)
-    assert f"INSTRUCTOR={instructor}\n" in block and f'STUDENTS="{" ".join(students)}"' in block, \
-        "the accounts block no longer sets INSTRUCTOR= and STUDENTS= on lines of their " \
+    assert f"INSTRUCTOR={instructor}\n" in block and f'STUDENTS="{" ".join(students)}"' in block, (
+        "the accounts block no longer sets INSTRUCTOR= and STUDENTS= on lines of their "
         f"own:\n{block}"
+    )
     return block
 
 
@@ -70,8 +72,10 @@ def table() -> list[Line]:
     """The table of who may do what, line by line."""
     match = TABLE.search(GUIDE.read_text())
     assert match, "docs/jupyterhub.md has no table marked hub-test: who-may-do-what"
-    rows = [[cell.strip() for cell in row.strip().strip("|").split("|")]
-            for row in match[1].strip().splitlines()]
+    rows = [
+        [cell.strip() for cell in row.strip().strip("|").split("|")]
+        for row in match[1].strip().splitlines()
+    ]
     header, rows = rows[0], rows[2:]
     accounts = [re.search(r"`(\w+)`", cell)[1] for cell in header[1:]]
     assert accounts == [GUIDE_INSTRUCTOR, *GUIDE_STUDENTS[:2], GUIDE_OUTSIDER], header
@@ -79,7 +83,9 @@ def table() -> list[Line]:
     for row in rows:
         place = re.match(r"`([^`]+)`", row[0])
         assert place, f"a place of the table is not a path in backquotes: {row[0]}"
-        allowed = {account: frozenset(op for op in OPERATIONS if re.search(rf"\b{op}\b", cell))
-                   for account, cell in zip(accounts, row[1:])}
+        allowed = {
+            account: frozenset(op for op in OPERATIONS if re.search(rf"\b{op}\b", cell))
+            for account, cell in zip(accounts, row[1:])
+        }
         lines.append(Line(place[1], allowed))
     return lines

@@ -90,7 +90,7 @@ def listening(port: int) -> list[str]:
 def _address(hexed: str, size: int) -> str:
     if size == 8:
         return socket.inet_ntop(socket.AF_INET, bytes.fromhex(hexed)[::-1])
-    words = [bytes.fromhex(hexed[i:i + 8])[::-1] for i in range(0, 32, 8)]
+    words = [bytes.fromhex(hexed[i : i + 8])[::-1] for i in range(0, 32, 8)]
     return socket.inet_ntop(socket.AF_INET6, b"".join(words))
 
 
@@ -186,8 +186,12 @@ def _group_exists(group: str) -> bool:
 def as_account(name: str, command: str, timeout: float = 60) -> tuple[int, str]:
     """Run a shell command as the account `name` (with its groups, as a login gives them);
     its exit status and output."""
-    done = subprocess.run(["runuser", "-u", name, "--", "sh", "-c", command],
-                          capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        ["runuser", "-u", name, "--", "sh", "-c", command],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     return done.returncode, (done.stdout + done.stderr).strip()
 
 
@@ -204,8 +208,9 @@ def answer_at(url: str, token: str = "") -> tuple[int, str, bytes]:
     redirects to ("" if nowhere) and its body."""
     headers = {"Authorization": f"token {token}"} if token else {}
     try:
-        with opener(_NoRedirect()).open(urllib.request.Request(url, headers=headers),
-                                        timeout=60) as answer:
+        with opener(_NoRedirect()).open(
+            urllib.request.Request(url, headers=headers), timeout=60
+        ) as answer:
             return answer.status, "", answer.read()
     except urllib.error.HTTPError as error:
         return error.code, error.headers.get("Location", ""), error.read()
@@ -228,9 +233,13 @@ class Hub:
         """Run the guide's start command in the background as root (its own session, as an
         admin's terminal would hold it) and wait until the hub answers."""
         with self.log_path.open("w") as log:
-            self.process = subprocess.Popen(["bash", "-c", command], cwd=cwd,
-                                            stdout=log, stderr=subprocess.STDOUT,
-                                            start_new_session=True)
+            self.process = subprocess.Popen(
+                ["bash", "-c", command],
+                cwd=cwd,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -263,8 +272,11 @@ class Hub:
                 self.process.kill()
                 self.process.wait()
         if self.process is not None:
-            session = [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()
-                       and _session_of(int(p.name)) == self.process.pid]
+            session = [
+                int(p.name)
+                for p in Path("/proc").iterdir()
+                if p.name.isdigit() and _session_of(int(p.name)) == self.process.pid
+            ]
             end_processes(session)
         proxy = STATE / "jupyterhub-proxy.pid"  # where the hub records its proxy
         if proxy.exists() and _is_proxy(int(proxy.read_text())):
@@ -304,23 +316,37 @@ class User:
         xsrf = re.search(r'name="_xsrf" value="([^"]+)"', form).group(1)
         fields = {"username": self.name, "password": self.password, "_xsrf": xsrf}
         try:
-            browser.open(f"{self.hub.url}/hub/login?next=", timeout=30,
-                         data=urllib.parse.urlencode(fields).encode())
+            browser.open(
+                f"{self.hub.url}/hub/login?next=",
+                timeout=30,
+                data=urllib.parse.urlencode(fields).encode(),
+            )
         except urllib.error.HTTPError as error:  # the redirect after a good login
             if error.code != 302:
                 raise HubError(f"{self.name} could not log in: {error.code}") from error
-        body = {"auth": {"username": self.name, "password": self.password},
-                "note": "kvlesson hub test"}
-        self.token = self.call("POST", f"/hub/api/users/{self.name}/tokens", body,
-                               auth=False)["token"]
+        body = {
+            "auth": {"username": self.name, "password": self.password},
+            "note": "kvlesson hub test",
+        }
+        self.token = self.call("POST", f"/hub/api/users/{self.name}/tokens", body, auth=False)[
+            "token"
+        ]
 
     @property
     def origin(self) -> str:
         """Where this account's server answers: its own name under the hub's."""
         return origin_of(self.hub.url, self.name)
 
-    def call(self, method: str, path: str, body: object = None, form: dict | None = None,
-             auth: bool = True, raw: bool = False, origin: str | None = None):
+    def call(
+        self,
+        method: str,
+        path: str,
+        body: object = None,
+        form: dict | None = None,
+        auth: bool = True,
+        raw: bool = False,
+        origin: str | None = None,
+    ):
         """One request to the hub (`path` from the hub's root), or to `origin` (an account's
         server), with this account's token; the JSON answer (or the bytes and headers,
         `raw`)."""
@@ -332,8 +358,9 @@ class User:
         elif body is not None:
             data = json.dumps(body).encode()
             headers["Content-Type"] = "application/json"
-        request = urllib.request.Request((origin or self.hub.url) + path, data=data,
-                                         method=method, headers=headers)
+        request = urllib.request.Request(
+            (origin or self.hub.url) + path, data=data, method=method, headers=headers
+        )
         try:
             with opener().open(request, timeout=120) as answer:
                 content = answer.read()
@@ -342,14 +369,16 @@ class User:
         except urllib.error.HTTPError as error:
             if raw:
                 return error.code, error.headers, error.read()
-            raise HubError(f"{self.name}: {method} {path} -> {error.code}: "
-                           f"{error.read()[:2000]!r}") from error
+            raise HubError(
+                f"{self.name}: {method} {path} -> {error.code}: {error.read()[:2000]!r}"
+            ) from error
         return json.loads(content) if content.strip() else None
 
     def server(self, method: str, path: str, **kwargs):
         """A request to this account's own server, through the hub's proxy, at its name."""
-        return self.call(method, f"/user/{self.name}/{path.lstrip('/')}", origin=self.origin,
-                         **kwargs)
+        return self.call(
+            method, f"/user/{self.name}/{path.lstrip('/')}", origin=self.origin, **kwargs
+        )
 
     def spawn(self) -> None:
         """Ask the hub to start this account's server."""
@@ -373,8 +402,12 @@ class User:
         url = f"ws://{BIND[0]}:{BIND[1]}/user/{self.name}/terminals/websocket/{terminal}"
         marker = secrets.token_hex(6)
         connection = websocket.create_connection(
-            url, header=[f"Authorization: token {self.token}"], host=host, origin=self.origin,
-            timeout=300)
+            url,
+            header=[f"Authorization: token {self.token}"],
+            host=host,
+            origin=self.origin,
+            timeout=300,
+        )
         try:
             # printf joins the marker and the status: the echoed command line never holds both.
             connection.send(json.dumps(["stdin", f"{command}; printf '%s=%s\\n' {marker} $?\r"]))

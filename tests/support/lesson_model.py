@@ -18,8 +18,9 @@ def blocks_for(tokens: int) -> int:
     return -(-tokens // BLOCK)
 
 
-def lesson_serve(chats, cap, blocks, longest, reserved, params, peak, weights, per_token,
-                 bandwidth) -> dict:
+def lesson_serve(
+    chats, cap, blocks, longest, reserved, params, peak, weights, per_token, bandwidth
+) -> dict:
     """Serve (prompt, reply) pairs, all waiting at time zero, as docs/model.md's four steps say."""
     limit = longest if longest is not None else blocks * BLOCK
     waiting = deque(i for i, (p, r) in enumerate(chats) if p + r <= limit)
@@ -73,9 +74,19 @@ def lesson_serve(chats, cap, blocks, longest, reserved, params, peak, weights, p
             if made[i] == chats[i][1]:
                 free += held[i]
         running = [i for i in running if made[i] < chats[i][1]]
-    gaps = [(last[i] - first[i]) / (chats[i][1] - 1)
-            for i in range(len(chats)) if first[i] is not None and chats[i][1] > 1]
-    return dict(steps=steps, pauses=pauses, rebuilt_tokens=rebuilt, refused=refused,
-                seconds=clock, avg_running=busy / clock,
-                wait_ms=1000 * sum(gaps) / len(gaps) if gaps else math.nan,
-                first_token_s=tuple(first), last_token_s=tuple(last))
+    gaps = [
+        (last[i] - first[i]) / (chats[i][1] - 1)
+        for i in range(len(chats))
+        if first[i] is not None and chats[i][1] > 1
+    ]
+    return dict(
+        steps=steps,
+        pauses=pauses,
+        rebuilt_tokens=rebuilt,
+        refused=refused,
+        seconds=clock,
+        avg_running=busy / clock,
+        wait_ms=1000 * sum(gaps) / len(gaps) if gaps else math.nan,
+        first_token_s=tuple(first),
+        last_token_s=tuple(last),
+    )

@@ -7,8 +7,20 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-LIVE_TAGS = {"script", "svg", "iframe", "object", "embed", "math", "style", "link", "meta",
-             "base", "form", "details"}
+LIVE_TAGS = {
+    "script",
+    "svg",
+    "iframe",
+    "object",
+    "embed",
+    "math",
+    "style",
+    "link",
+    "meta",
+    "base",
+    "form",
+    "details",
+}
 SAFE_TARGET = re.compile(r"(https?://|mailto:|#|data:image/(png|jpeg);base64,)")
 
 
@@ -28,8 +40,13 @@ class Live(HTMLParser):
             value = re.sub(r"[\s\x00-\x20]", "", value or "").lower()
             if name.startswith("on"):
                 self.found.append(f"{tag} {name}")
-            elif name in ("href", "src", "action", "formaction", "xlink:href") \
-                    and not SAFE_TARGET.match(value):
+            elif name in (
+                "href",
+                "src",
+                "action",
+                "formaction",
+                "xlink:href",
+            ) and not SAFE_TARGET.match(value):
                 self.found.append(f"{tag} {name}={value[:40]}")
 
     def handle_data(self, data):

@@ -113,15 +113,18 @@ class Kernel:
         outputs = await self.run(code)
         assert not failure(outputs), f"{failure(outputs)} in:\n{code}"
 
-    async def variants(self, codes: list[str], check: str, hidden: str, restore: str,
-                       answers: list[str], plan: str) -> list[list]:
+    async def variants(
+        self, codes: list[str], check: str, hidden: str, restore: str, answers: list[str], plan: str
+    ) -> list[list]:
         """[check stdout, check error, hidden stdout, hidden error, wrong somewhere] for each
         code; the names in `answers` are removed before each code runs; "wrong somewhere":
         the code's function differs from the instructor's on an input planned in `plan`
         (`kvlesson.grading.build.probe_inputs`, around the cell's probes, in the exercise's
         domain), or False without one."""
-        outputs = await self.run(f"_kvlesson_variants({codes!r}, {check!r}, {hidden!r}, "
-                                 f"{restore!r}, {answers!r}, {plan!r})")
+        outputs = await self.run(
+            f"_kvlesson_variants({codes!r}, {check!r}, {hidden!r}, "
+            f"{restore!r}, {answers!r}, {plan!r})"
+        )
         assert not failure(outputs), failure(outputs)
         return json.loads("".join(o.get("text", "") for o in outputs if o.output_type == "stream"))
 
@@ -153,8 +156,9 @@ def as_cell(metadata: dict, stdout: str, error: str) -> nbformat.NotebookNode:
     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=stdout)]
     if error:
         ename, _, evalue = error.partition(": ")
-        cell.outputs.append(nbformat.v4.new_output("error", ename=ename, evalue=evalue,
-                                                   traceback=[]))
+        cell.outputs.append(
+            nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[])
+        )
     return cell
 
 
@@ -162,28 +166,38 @@ def read(path: Path) -> nbformat.NotebookNode:
     return nbformat.read(path, as_version=4)
 
 
-async def run_variants(name: str, selected: set[str], hand: dict[str, list],
-                       setting_changes: dict[str, str]) -> dict[str, Exercise]:
+async def run_variants(
+    name: str, selected: set[str], hand: dict[str, list], setting_changes: dict[str, str]
+) -> dict[str, Exercise]:
     """The `selected` exercises of one notebook, in one kernel, run up to the last of them:
     per exercise its variants (`hand`: the hand-written ones, (label, code, expected text))
     and its probes against the authority."""
     [source_path] = (ROOT / "solutions" / name).glob("*.ipynb")
     release, solution = read(ROOT / "notebooks" / name / source_path.name), read(source_path)
     key, stamps = read_key(key_path(ROOT, name)), stamp_places.stamps_of(release)
-    hidden = {notebooks.meta(c)["grade_id"]: c for c in solution.cells
-              if notebooks.is_test_cell(c)}
+    hidden = {notebooks.meta(c)["grade_id"]: c for c in solution.cells if notebooks.is_test_cell(c)}
     filled = command.answered(release, solution)
     parameters = next(c.source for c in filled.cells if "parameters" in c.metadata.get("tags", []))
     course = cell_roles.CourseCells.of(solution)
-    last = max((i for i, c in enumerate(filled.cells) if notebooks.is_test_cell(c)
-                and notebooks.meta(c)["grade_id"] in selected), default=-1)
-    client = NotebookClient(filled, timeout=120, kernel_name="python3",
-                            resources={"metadata": {"path": str(ROOT / "notebooks" / name)}})
+    last = max(
+        (
+            i
+            for i, c in enumerate(filled.cells)
+            if notebooks.is_test_cell(c) and notebooks.meta(c)["grade_id"] in selected
+        ),
+        default=-1,
+    )
+    client = NotebookClient(
+        filled,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(ROOT / "notebooks" / name)}},
+    )
     found, right, bound = {}, "", []
     async with client.async_setup_kernel():
         kernel = Kernel(client)
         await kernel.run(DRIVER)
-        for index, cell in enumerate(filled.cells[:last + 1]):
+        for index, cell in enumerate(filled.cells[: last + 1]):
             if cell.cell_type != "code":
                 continue
             if notebooks.is_answer_cell(cell):
@@ -202,31 +216,66 @@ async def run_variants(name: str, selected: set[str], hand: dict[str, list],
             like = await alike(kernel, source, bound, grade_id)
             shown = probe_search.examples(right, probe_search.Probes.of(cell.source))
             variants = [("solution", right, None, "solution")]
-            variants += [(f"{m.mistake}: {m.source}", m.source, None, "generated")
-                         for m in mutants.mutants(right, examples=shown, like=like,
-                                                  declared=probe_search.declared_mistakes(source))]
+            variants += [
+                (f"{m.mistake}: {m.source}", m.source, None, "generated")
+                for m in mutants.mutants(
+                    right,
+                    examples=shown,
+                    like=like,
+                    declared=probe_search.declared_mistakes(source),
+                )
+            ]
             variants += [(*written, "hand") for written in hand.get(grade_id, [])]
             if grade_id in setting_changes:
-                variants.append(("setting: " + setting_changes[grade_id],
-                                 right + "\n" + setting_changes[grade_id], "release's setting",
-                                 "setting"))
-            rows = await kernel.variants([code for _, code, _, _ in variants], cell.source, source,
-                                         parameters + "\n" + right, bound_names(right), plan)
+                variants.append(
+                    (
+                        "setting: " + setting_changes[grade_id],
+                        right + "\n" + setting_changes[grade_id],
+                        "release's setting",
+                        "setting",
+                    )
+                )
+            rows = await kernel.variants(
+                [code for _, code, _, _ in variants],
+                cell.source,
+                source,
+                parameters + "\n" + right,
+                bound_names(right),
+                plan,
+            )
             exercise = Exercise()
-            for (variant, code, expect, origin), (check_out, check_error, out, error,
-                                                  differs) in zip(variants, rows):
-                mark = marks.mark_cell(as_cell(hidden[grade_id].metadata, out, error),
-                                       key["exercises"][grade_id], None)
+            for (variant, code, expect, origin), (
+                check_out,
+                check_error,
+                out,
+                error,
+                differs,
+            ) in zip(variants, rows):
+                mark = marks.mark_cell(
+                    as_cell(hidden[grade_id].metadata, out, error), key["exercises"][grade_id], None
+                )
                 uses = forbidden_uses(code, key["exercises"][grade_id], course)
                 right_grade = mark.score == mark.points and not uses
                 if origin == "setting":
                     right_grade = False  # not an answer: the check must not call it right
                 check_passed = not check_error and "Self-check passed" in check_out
-                exercise.outcomes.append(Outcome(grade_id, variant, code, expect, check_passed,
-                                                 check_error, right_grade, mark.flags + uses,
-                                                 differs, origin))
-            exercise.authority = await held(kernel, source, right, key["exercises"][grade_id],
-                                            stamps, grade_id)
+                exercise.outcomes.append(
+                    Outcome(
+                        grade_id,
+                        variant,
+                        code,
+                        expect,
+                        check_passed,
+                        check_error,
+                        right_grade,
+                        mark.flags + uses,
+                        differs,
+                        origin,
+                    )
+                )
+            exercise.authority = await held(
+                kernel, source, right, key["exercises"][grade_id], stamps, grade_id
+            )
             assert passed(await kernel.run(cell.source)), f"{grade_id} fails after its variants"
             found[grade_id] = exercise
     return found
@@ -240,8 +289,10 @@ async def plan_inputs(kernel: Kernel, hidden_source: str, grade_id: str) -> str:
         return ""
     path = str(ARTIFACTS / f"plan_{grade_id}.json")
     ARTIFACTS.mkdir(exist_ok=True)
-    await kernel.must(f"{hidden_source}\nfrom kvlesson.grading.build import probe_inputs\n"
-                      f"probe_inputs.plan({hidden_source!r}, {path!r})")
+    await kernel.must(
+        f"{hidden_source}\nfrom kvlesson.grading.build import probe_inputs\n"
+        f"probe_inputs.plan({hidden_source!r}, {path!r})"
+    )
     return path
 
 
@@ -250,23 +301,28 @@ async def alike(kernel: Kernel, source: str, bound: list[str], grade_id: str) ->
     if not probe_search.Probes.of(source).found:
         return {}
     path = ARTIFACTS / f"alike_{grade_id}.json"
-    await kernel.must(f"from kvlesson.grading.build import probe_inputs\n"
-                      f"probe_inputs.alike({source!r}, {bound!r}, {str(path)!r})")
+    await kernel.must(
+        f"from kvlesson.grading.build import probe_inputs\n"
+        f"probe_inputs.alike({source!r}, {bound!r}, {str(path)!r})"
+    )
     return {f: {int(k): v for k, v in by.items()} for f, by in json.loads(path.read_text()).items()}
 
 
-async def held(kernel: Kernel, source: str, right: str, exercise: dict, stamps: dict,
-               grade_id: str) -> list[tuple[str, str, bool]] | None:
+async def held(
+    kernel: Kernel, source: str, right: str, exercise: dict, stamps: dict, grade_id: str
+) -> list[tuple[str, str, bool]] | None:
     """Every probe of the instructor's test cell, hidden and visible, worked out by the
     exercise's authority and held against the key (hidden) and the released stamp (visible):
     (label, side, agrees); None when the exercise declares no authority."""
     if "authority=" not in source:  # no authority declared: nothing to run (the capstone's
-        return None                  # test cell would serve its days again)
+        return None  # test cell would serve its days again)
     path = ARTIFACTS / f"authority_{grade_id}.json"
     functions = [n.name for n in ast.walk(ast.parse(right)) if isinstance(n, ast.FunctionDef)]
-    await kernel.must("from kvlesson.grading.checks import rules as _r\n_r.forget()\n"
-                      f"{source}\nfrom kvlesson.grading.build import authority as _a\n"
-                      f"_a.answers({source!r}, {functions!r}, {str(path)!r})")
+    await kernel.must(
+        "from kvlesson.grading.checks import rules as _r\n_r.forget()\n"
+        f"{source}\nfrom kvlesson.grading.build import authority as _a\n"
+        f"_a.answers({source!r}, {functions!r}, {str(path)!r})"
+    )
     found = json.loads(path.read_text())
     if not found["authority"]:
         return None
@@ -275,14 +331,18 @@ async def held(kernel: Kernel, source: str, right: str, exercise: dict, stamps: 
     for side, answers in found["sides"]:
         if side == "record":
             expected = [p["normal"] for p in exercise["probes"]]
-            rows += [(label, side, theirs == ours)
-                     for (label, theirs), ours in zip(answers, expected, strict=True)
-                     if theirs is not None]
+            rows += [
+                (label, side, theirs == ours)
+                for (label, theirs), ours in zip(answers, expected, strict=True)
+                if theirs is not None
+            ]
         else:
             stamp = stamps[next(names)]["probes"]
-            rows += [(label, side, selfcheck.digest(s["salt"], theirs) == s["hash"])
-                     for (label, theirs), s in zip(answers, stamp, strict=True)
-                     if theirs is not None]
+            rows += [
+                (label, side, selfcheck.digest(s["salt"], theirs) == s["hash"])
+                for (label, theirs), s in zip(answers, stamp, strict=True)
+                if theirs is not None
+            ]
     return rows
 
 
@@ -291,5 +351,7 @@ def forbidden_uses(code: str, exercise: dict, course: cell_roles.CourseCells) ->
     functions: a name, or a package function that calls one."""
     names = {**course.names, **cell_scan.names_of(code)}
     codes = forbidden.resolve(exercise["forbidden"])
-    return tuple([f"names {n}" for n in probes.mentioned(code, exercise["forbidden"])] +
-                 [f"uses {n}" for n in forbidden.used_in(code, names, codes)])
+    return tuple(
+        [f"names {n}" for n in probes.mentioned(code, exercise["forbidden"])]
+        + [f"uses {n}" for n in forbidden.used_in(code, names, codes)]
+    )

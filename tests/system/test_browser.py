@@ -74,17 +74,30 @@ class Explorer:
             longer = choices[choices.index(longest) + PRESSES]
             caption = sentences.ceiling_view(share, longer, gpu, model).caption
         elif self.assignment == "03_cap_sweep":
-            caption = sentences.sweep_view(kv.lesson_chats(), share - PRESSES, longest, gpu,
-                                       model).caption(cap)
+            caption = sentences.sweep_view(
+                kv.lesson_chats(), share - PRESSES, longest, gpu, model
+            ).caption(cap)
         elif self.assignment == "05_real_server":
             caption = real_view(gpu, model, 1, "bf16", "auto", share - PRESSES, longest).caption
         elif self.assignment == "07_wrap_up":  # the floor plan on another card, as measured
-            caption = sentences.floor_view(share - PRESSES, as_measured(kv.gpu("H100_80GB")),
-                                           kv.model("QWEN25_7B"), PROFILED_BYTES).caption
+            caption = sentences.floor_view(
+                share - PRESSES,
+                as_measured(kv.gpu("H100_80GB")),
+                kv.model("QWEN25_7B"),
+                PROFILED_BYTES,
+            ).caption
         elif self.assignment == "06_traffic":  # arrivals 1 -> 5 chats/s, as the notebook calls it
             faster = RATES[RATES.index(1.0) + PRESSES]
-            caption = traffic_view(kv.lesson_chats(n=DAY), faster, 512, min(cap, 128),
-                                   share=share, longest=longest, gpu=gpu, model=model).caption
+            caption = traffic_view(
+                kv.lesson_chats(n=DAY),
+                faster,
+                512,
+                min(cap, 128),
+                share=share,
+                longest=longest,
+                gpu=gpu,
+                model=model,
+            ).caption
         else:
             hand = [kv.Chat(prompt=30, reply=10), kv.Chat(prompt=30, reply=10)]
             pause = explorers.PauseExplorer(hand, blocks=4, cap=10, gpu=gpu, model=model)
@@ -102,7 +115,7 @@ EXPLORERS = [
     Explorer("07_wrap_up", "share (%)", "ArrowLeft"),
 ]
 COURSE_NODES = ".jp-OutputArea-output, .jp-MarkdownOutput"  # what the course renders
-CONTROLS = ("input, select, textarea, button")  # what a student operates in an explorer
+CONTROLS = "input, select, textarea, button"  # what a student operates in an explorer
 
 
 @pytest.fixture(scope="module")
@@ -117,8 +130,9 @@ def explorer_box(panel: Locator, slider: str) -> Locator:
     """The explorer's widget box: the output VBox holding a slider described `slider`."""
     label = panel.page.locator(".kvlesson-slider label", has_text=slider)
     boxes = panel.locator(".jp-OutputArea-output .widget-vbox").filter(has=label)
-    assert boxes.count() == 1, (f"expected one explorer with a {slider!r} slider, "
-                                f"found {boxes.count()}")
+    assert boxes.count() == 1, (
+        f"expected one explorer with a {slider!r} slider, found {boxes.count()}"
+    )
     return boxes.first
 
 
@@ -143,11 +157,16 @@ def tab_order(box: Locator) -> list[str]:
     first.focus()
     names = []
     for _ in range(box.locator(CONTROLS).count()):
-        names.append(box.page.evaluate("""(box) => {
+        names.append(
+            box.page.evaluate(
+                """(box) => {
             const el = document.activeElement;
             if (!box.contains(el)) return null;
             return (el.labels && el.labels[0] ? el.labels[0].textContent : el.textContent).trim();
-        }""", box.element_handle()))
+        }""",
+                box.element_handle(),
+            )
+        )
         box.page.keyboard.press("Tab")
     return names
 
@@ -166,14 +185,17 @@ def course_violations(page, assignment: str) -> list:
     printed apart (rule, impact, how many nodes), not returned."""
     start = time.monotonic()
     course, lab = axe.split(page, COURSE_NODES)
-    print(f"\n{assignment}: axe ({time.monotonic() - start:.1f} s), the course's nodes: "
-          f"{len(course)} rules broken; JupyterLab's "
-          f"own: {len(lab)} rules, {sum(len(v.nodes) for v in lab)} nodes: "
-          + ", ".join(f"{v.rule} ({v.impact}, {len(v.nodes)})" for v in lab))
+    print(
+        f"\n{assignment}: axe ({time.monotonic() - start:.1f} s), the course's nodes: "
+        f"{len(course)} rules broken; JupyterLab's "
+        f"own: {len(lab)} rules, {sum(len(v.nodes) for v in lab)} nodes: "
+        + ", ".join(f"{v.rule} ({v.impact}, {len(v.nodes)})" for v in lab)
+    )
     return course
 
 
 # --- the tests -------------------------------------------------------------------------
+
 
 def test_chromium_is_installed():
     """The browser tests need Debian's Chromium; say how to get it."""
@@ -213,11 +235,15 @@ def test_explorer_follows_its_slider(lab, page, explorer):
     try:
         caption_locator.filter(has_text=expected).wait_for(timeout=UPDATE_TIMEOUT)
     except Exception:
-        pytest.fail(f"after {PRESSES} x {explorer.key} on {explorer.slider!r} the caption reads\n"
-                    f"{caption_locator.inner_text()}\ninstead of\n{expected}")
-    page.wait_for_function("([box, old]) => [...box.querySelectorAll('img')].pop().src !== old",
-                           arg=[box.element_handle(), src],
-                           timeout=UPDATE_TIMEOUT)
+        pytest.fail(
+            f"after {PRESSES} x {explorer.key} on {explorer.slider!r} the caption reads\n"
+            f"{caption_locator.inner_text()}\ninstead of\n{expected}"
+        )
+    page.wait_for_function(
+        "([box, old]) => [...box.querySelectorAll('img')].pop().src !== old",
+        arg=[box.element_handle(), src],
+        timeout=UPDATE_TIMEOUT,
+    )
     new_caption, new_src = caption_and_image(box)
     assert new_caption == expected
     assert new_src != src

@@ -82,7 +82,7 @@ def graded_tests_of(answer: str) -> list[str]:
     ids = [nbgrader_meta(c).get("grade_id") for c in RELEASE.cells]
     start = ids.index(answer) + 1
     later = [ids.index(a) for a in ANSWERS if ids.index(a) > ids.index(answer)]
-    return [i for i in ids[start:min(later, default=len(ids))] if i in POINTS]
+    return [i for i in ids[start : min(later, default=len(ids))] if i in POINTS]
 
 
 def without(*answers: str) -> float:
@@ -97,12 +97,14 @@ FULL = without()
 def pwn(name: str) -> str:
     """Python that, wherever it runs, leaves a trace outside the box's walls: a file in the
     machine's /tmp (the box's /tmp is its own) and one in the course root (hidden in it)."""
-    return (f"import os\nfor _d in ('/tmp', os.environ.get('KVLESSON_COURSE', '/nonexistent')):\n"
-            f"    try:\n        open(os.path.join(_d, '{MARKER}-pwned-{name}'), 'w').write('x')\n"
-            f"    except OSError:\n        pass\n")
+    return (
+        f"import os\nfor _d in ('/tmp', os.environ.get('KVLESSON_COURSE', '/nonexistent')):\n"
+        f"    try:\n        open(os.path.join(_d, '{MARKER}-pwned-{name}'), 'w').write('x')\n"
+        f"    except OSError:\n        pass\n"
+    )
 
 
-ALWAYS_EQUAL = '''
+ALWAYS_EQUAL = """
 import hashlib
 from kvlesson.grading.checks import selfcheck
 from kvlesson.grading.checks import probes
@@ -113,24 +115,24 @@ class Same(str):
 probes.normal = lambda *a, **k: Same("x")
 selfcheck.verify = selfcheck.record = lambda *a, **k: print("Self-check passed.")
 hashlib.sha1 = lambda *a, **k: type("H", (), {"hexdigest": lambda self: Same("x")})()
-'''
-ABS_ZERO = '''
+"""
+ABS_ZERO = """
 import builtins, hashlib
 builtins.abs = lambda x: 0
 hashlib.sha1 = lambda *a, **k: type("H", (), {"hexdigest": lambda self: "0" * 40})()
-'''
-TRANSFORMER = '''
+"""
+TRANSFORMER = """
 get_ipython().input_transformers_post.append(lambda lines: ["print('Self-check passed.')\\n"])
-'''
+"""
 EXIT = "\nimport os\nos._exit(0)\n"
-STUCK = '''
+STUCK = """
 import time
 while True:
     try:
         time.sleep(0.1)
     except KeyboardInterrupt:
         pass
-'''
+"""
 PACKAGE = "\npool_gb = kv.memory_parts(Q1_SHARE, gpu, model).pool_bytes / 1e9\n"
 # The walls, from inside: write the gradebook, read solutions/ and the key, connect to the
 # grader's machine over TCP, then start a detached process (subprocess first, which the
@@ -183,15 +185,18 @@ time.sleep(2.5)
 for name in ("started.txt", "tcp.txt"):
     print(name, open(name).read() if os.path.exists(name) else "missing")
 '''
-WRITER = ("open('mymod.py', 'w').write('import kvlesson\\ndef f(s, g, m):\\n    return "
-          "getattr(kvlesson, \\'memory\\' + \\'_parts\\')(s, g, m)\\n')\nimport mymod\n"
-          "pool_gb = mymod.f(Q1_SHARE, gpu, model).pool_bytes / 1e9\n"
-          "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9")
+WRITER = (
+    "open('mymod.py', 'w').write('import kvlesson\\ndef f(s, g, m):\\n    return "
+    "getattr(kvlesson, \\'memory\\' + \\'_parts\\')(s, g, m)\\n')\nimport mymod\n"
+    "pool_gb = mymod.f(Q1_SHARE, gpu, model).pool_bytes / 1e9\n"
+    "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9"
+)
 UNUSED = "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9\n"
 # Question 1's share, as notebook 1 sets it, for a cell added above the cell that sets it
 EARLY_Q1_SHARE = "SHARE - 7 if SHARE > 30 else SHARE + 7"
 BUILT = "getattr(kv, 'memory' + '_parts')"  # memory_parts by a name no reading of code sees
-THREADER = f"""import _thread, time
+THREADER = (
+    f"""import _thread, time
 _box = {{}}
 _thread.start_new_thread(lambda: _box.update(p={BUILT}(Q1_SHARE, gpu, model).pool_bytes), ())
 for _ in range(200):
@@ -199,7 +204,9 @@ for _ in range(200):
         break
     time.sleep(0.01)
 pool_gb = _box['p'] / 1e9
-""" + UNUSED
+"""
+    + UNUSED
+)
 THREAD_TABLE = f"""import _thread, time
 _table = {{}}
 def _fill():
@@ -214,13 +221,16 @@ for _ in range(200):
 def pool_bytes(share):
     return _table[share]
 """
-PIPER = f"""import os
+PIPER = (
+    f"""import os
 _argv = open('/proc/self/cmdline').read().split(chr(0))
 _fd = int(_argv[_argv.index('--fd') + 1])
 _keep = os.dup(_fd)
 os.close(_fd)
 pool_gb = {BUILT}(Q1_SHARE, gpu, model).pool_bytes / 1e9
-""" + UNUSED
+"""
+    + UNUSED
+)
 SELF_SENDER = f"""import jupyter_client
 _argv = open('/proc/self/cmdline').read().split(chr(0))
 _kc = jupyter_client.BlockingKernelClient(connection_file=_argv[_argv.index('-f') + 1])
@@ -250,10 +260,16 @@ def pool_bytes(share):
 def forger(erase: str) -> str:
     """FORGER with `erase`, the line that does away with the real record."""
     return FORGER.format(erase=erase).replace("SETTING", repr(KEY["setting"]))
-FORGED = "KVLESSON-MARK " + json.dumps({
-    "id": "ex1_1_tests",
-    "values": [p["expected"] for p in KEY["exercises"]["ex1_1_tests"]["probes"]],
-    "calls": [], "setting": KEY["setting"]})
+
+
+FORGED = "KVLESSON-MARK " + json.dumps(
+    {
+        "id": "ex1_1_tests",
+        "values": [p["expected"] for p in KEY["exercises"]["ex1_1_tests"]["probes"]],
+        "calls": [],
+        "setting": KEY["setting"],
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -261,6 +277,7 @@ class Student:
     """One submission: the answer cells as written, cells added (after the answer cell
     named, or at the top), files beside the notebook, a last change to the notebook file;
     the mark it must get, and patterns every one of which must appear among its flags."""
+
     id: str
     does: str
     answers: dict[str, str]
@@ -314,205 +331,494 @@ def move_parts_above_q1(path: Path) -> None:
 
 def markdown_links(path: Path) -> None:
     nb = read_nb(path)
-    nb.cells.insert(1, nbformat.v4.new_markdown_cell(
-        f"[notes](javascript:alert('{MARKER}')) <javascript:alert('{MARKER}')> "
-        "[d](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==) "
-        f"$\\href{{javascript:alert('{MARKER}')}}{{x}}$"))
+    nb.cells.insert(
+        1,
+        nbformat.v4.new_markdown_cell(
+            f"[notes](javascript:alert('{MARKER}')) <javascript:alert('{MARKER}')> "
+            "[d](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==) "
+            f"$\\href{{javascript:alert('{MARKER}')}}{{x}}$"
+        ),
+    )
     nbformat.write(nb, path)
 
 
 def markdown_script(path: Path) -> None:
     nb = read_nb(path)
-    nb.cells.insert(1, nbformat.v4.new_markdown_cell(
-        f"<script>document.title='{MARKER}'</script><img src=x onerror=\"alert('{MARKER}')\">"))
+    nb.cells.insert(
+        1,
+        nbformat.v4.new_markdown_cell(
+            f"<script>document.title='{MARKER}'</script><img src=x onerror=\"alert('{MARKER}')\">"
+        ),
+    )
     nbformat.write(nb, path)
 
 
 SOLUTIONS_NB = ("link", str(ROOT / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"))
-HTML = ("\nfrom IPython.display import HTML, Javascript, display\n"
-        f"display(HTML(\"<b>hi</b><script>alert('{MARKER}')</script>"
-        f"<img src=x onerror=\\\"alert('{MARKER}')\\\">\"))\n")
-JS = ("\nfrom IPython.display import Javascript, display\n"
-      f"display(Javascript(\"alert('{MARKER}')\"))\n")
+HTML = (
+    "\nfrom IPython.display import HTML, Javascript, display\n"
+    f"display(HTML(\"<b>hi</b><script>alert('{MARKER}')</script>"
+    f'<img src=x onerror=\\"alert(\'{MARKER}\')\\">"))\n'
+)
+JS = (
+    "\nfrom IPython.display import Javascript, display\n"
+    f"display(Javascript(\"alert('{MARKER}')\"))\n"
+)
 
 CLASS = [
     # honest students: their marks must stay exactly these, with no flag
     Student("solver", "answers everything right", solved(), FULL),
-    Student("partial", "answers only the first exercise", {FIRST: SOLVED[FIRST]},
-            without(*ANSWERS[1:])),
+    Student(
+        "partial", "answers only the first exercise", {FIRST: SOLVED[FIRST]}, without(*ANSWERS[1:])
+    ),
     Student("blank", "submits the release untouched", {}, 0.0),
     # issue 12
-    Student("rebinder", "rebinds the self-check helpers and hashlib.sha1", {FIRST: ALWAYS_EQUAL},
-            0.0, (r"hashlib|selfcheck|probes", r"tampering")),
-    Student("abs", "sets builtins.abs = lambda x: 0 and fakes sha1", {FIRST: ABS_ZERO}, 0.0,
-            (r"builtins",)),
-    Student("transformer", "turns every later cell into print('Self-check passed.')",
-            solved(**{FIRST: SOLVED[FIRST] + "\n" + TRANSFORMER}), 0.0,
-            (r"get_ipython|input_transformers",)),
-    Student("detacher", "tries the gradebook, the key and solutions/, and leaves a detached "
-            "process behind", solved(**{FIRST: SOLVED[FIRST] + "\n" + DETACHED}), 0.0,
-            (r"starts a process", r"opens a network connection")),
-    Student("exiter", "calls os._exit(0) after right answers",
-            solved(**{LAST: SOLVED[LAST] + EXIT}), without(LAST), (r"killed its kernel",)),
-    Student("stuck", "loops catching KeyboardInterrupt", solved(**{LAST: SOLVED[LAST] + STUCK}),
-            without(LAST), (r"could not be interrupted",)),
-    Student("packager", "calls kv.memory_parts where Question 1 says not to",
-            solved(q1_answer=SOLVED[Q1] + PACKAGE), without(Q1),
-            (r"work it out without memory_parts",)),
+    Student(
+        "rebinder",
+        "rebinds the self-check helpers and hashlib.sha1",
+        {FIRST: ALWAYS_EQUAL},
+        0.0,
+        (r"hashlib|selfcheck|probes", r"tampering"),
+    ),
+    Student(
+        "abs",
+        "sets builtins.abs = lambda x: 0 and fakes sha1",
+        {FIRST: ABS_ZERO},
+        0.0,
+        (r"builtins",),
+    ),
+    Student(
+        "transformer",
+        "turns every later cell into print('Self-check passed.')",
+        solved(**{FIRST: SOLVED[FIRST] + "\n" + TRANSFORMER}),
+        0.0,
+        (r"get_ipython|input_transformers",),
+    ),
+    Student(
+        "detacher",
+        "tries the gradebook, the key and solutions/, and leaves a detached process behind",
+        solved(**{FIRST: SOLVED[FIRST] + "\n" + DETACHED}),
+        0.0,
+        (r"starts a process", r"opens a network connection"),
+    ),
+    Student(
+        "exiter",
+        "calls os._exit(0) after right answers",
+        solved(**{LAST: SOLVED[LAST] + EXIT}),
+        without(LAST),
+        (r"killed its kernel",),
+    ),
+    Student(
+        "stuck",
+        "loops catching KeyboardInterrupt",
+        solved(**{LAST: SOLVED[LAST] + STUCK}),
+        without(LAST),
+        (r"could not be interrupted",),
+    ),
+    Student(
+        "packager",
+        "calls kv.memory_parts where Question 1 says not to",
+        solved(q1_answer=SOLVED[Q1] + PACKAGE),
+        without(Q1),
+        (r"work it out without memory_parts",),
+    ),
     # 1. files beside the notebook that would run as the grader
-    Student("shadow", "puts argparse.py and a kvlesson/ package beside the notebook",
-            solved(), FULL, (), files={"argparse.py": pwn("argparse").encode(),
-                                       "kvlesson/__init__.py": pwn("kvlesson").encode()}),
-    Student("startup", "puts sitecustomize.py and an nbgrader_config.py that turns the box "
-            "off beside the notebook", solved(), FULL, (),
-            files={"sitecustomize.py": pwn("sitecustomize").encode(),
-                   "nbgrader_config.py": (pwn("nbgrader_config") + "c = get_config()\n"
-                                          "c.BoxedExecute.boxed = False\n").encode()}),
+    Student(
+        "shadow",
+        "puts argparse.py and a kvlesson/ package beside the notebook",
+        solved(),
+        FULL,
+        (),
+        files={
+            "argparse.py": pwn("argparse").encode(),
+            "kvlesson/__init__.py": pwn("kvlesson").encode(),
+        },
+    ),
+    Student(
+        "startup",
+        "puts sitecustomize.py and an nbgrader_config.py that turns the box "
+        "off beside the notebook",
+        solved(),
+        FULL,
+        (),
+        files={
+            "sitecustomize.py": pwn("sitecustomize").encode(),
+            "nbgrader_config.py": (
+                pwn("nbgrader_config") + "c = get_config()\nc.BoxedExecute.boxed = False\n"
+            ).encode(),
+        },
+    ),
     # 2. links and special files
-    Student("linker", "submits a link to the instructor's notebook instead of a notebook",
-            {}, 0.0, (r"symbolic link", r"no notebook was submitted"),
-            files={f"{NOTEBOOK}.ipynb": SOLUTIONS_NB}),
-    Student("keylinker", "puts links to the key and to the gradebook beside the notebook",
-            solved(), FULL, (r"keys\.json: a symbolic link", r"grades\.db: a symbolic link"),
-            files={"keys.json": ("link", str(ROOT / "keys" / f"{ASSIGNMENT}.json")),
-                   "grades.db": ("link", "../../../gradebook.db")}),
-    Student("specials", "puts a FIFO and a 25 MB file beside the notebook", solved(), FULL,
-            (r"data\.fifo: a FIFO", r"big\.bin: 26,214,400 bytes"),
-            files={"data.fifo": "fifo", "big.bin": b"\0" * (25 * 2**20)}),
-    Student("leaver", "leaves a link to the key in its working copy for the feedback",
-            solved(**{FIRST: SOLVED[FIRST] + "\nimport os\nos.symlink('../../../keys/"
-                      f"{ASSIGNMENT}.json', 'leak.json')\n"}), FULL, (r"imports os",)),
+    Student(
+        "linker",
+        "submits a link to the instructor's notebook instead of a notebook",
+        {},
+        0.0,
+        (r"symbolic link", r"no notebook was submitted"),
+        files={f"{NOTEBOOK}.ipynb": SOLUTIONS_NB},
+    ),
+    Student(
+        "keylinker",
+        "puts links to the key and to the gradebook beside the notebook",
+        solved(),
+        FULL,
+        (r"keys\.json: a symbolic link", r"grades\.db: a symbolic link"),
+        files={
+            "keys.json": ("link", str(ROOT / "keys" / f"{ASSIGNMENT}.json")),
+            "grades.db": ("link", "../../../gradebook.db"),
+        },
+    ),
+    Student(
+        "specials",
+        "puts a FIFO and a 25 MB file beside the notebook",
+        solved(),
+        FULL,
+        (r"data\.fifo: a FIFO", r"big\.bin: 26,214,400 bytes"),
+        files={"data.fifo": "fifo", "big.bin": b"\0" * (25 * 2**20)},
+    ),
+    Student(
+        "leaver",
+        "leaves a link to the key in its working copy for the feedback",
+        solved(
+            **{
+                FIRST: SOLVED[FIRST] + "\nimport os\nos.symlink('../../../keys/"
+                f"{ASSIGNMENT}.json', 'leak.json')\n"
+            }
+        ),
+        FULL,
+        (r"imports os",),
+    ),
     # 3. code the reading must see
-    Student("addcell", "adds a cell of its own that rebinds selfcheck.record",
-            solved(), 0.0, (r"writes to an attribute of selfcheck", r"tampering"),
-            cells=(("", "selfcheck.record = lambda *a, **k: None"),)),
-    Student("setupcell", "changes the set-up cell to fake the self-check",
-            solved(), 0.0, (r"writes to an attribute of selfcheck",),
-            change=lambda path: _edit_setup(path, "\nselfcheck.verify = lambda *a, **k: "
-                                                  "print('Self-check passed.')")),
-    Student("restamp", "loads stamps of its own in the set-up cell so that a wrong answer "
-            "passes its self-check", solved(ex1_1_answer="def pool_bytes(share):\n    return 0"),
-            without(EX1_1),
-            change=lambda path: _edit_setup(path, "\nselfcheck.load_stamps('{}')")),
-    Student("shell", "reads the solutions with a `!` line", solved(**{
-            Q1: SOLVED[Q1] + "\n!cat ../../../solutions/*/*.ipynb | head -c 100"}), 0.0,
-            (r"shell command",)),
-    Student("writefile", "writes and imports a module with %%writefile", solved(), 0.0,
-            (r"magic %writefile",),
-            cells=((EX1_1, "%%writefile helper.py\nanswer = 1"),)),
+    Student(
+        "addcell",
+        "adds a cell of its own that rebinds selfcheck.record",
+        solved(),
+        0.0,
+        (r"writes to an attribute of selfcheck", r"tampering"),
+        cells=(("", "selfcheck.record = lambda *a, **k: None"),),
+    ),
+    Student(
+        "setupcell",
+        "changes the set-up cell to fake the self-check",
+        solved(),
+        0.0,
+        (r"writes to an attribute of selfcheck",),
+        change=lambda path: _edit_setup(
+            path, "\nselfcheck.verify = lambda *a, **k: print('Self-check passed.')"
+        ),
+    ),
+    Student(
+        "restamp",
+        "loads stamps of its own in the set-up cell so that a wrong answer passes its self-check",
+        solved(ex1_1_answer="def pool_bytes(share):\n    return 0"),
+        without(EX1_1),
+        change=lambda path: _edit_setup(path, "\nselfcheck.load_stamps('{}')"),
+    ),
+    Student(
+        "shell",
+        "reads the solutions with a `!` line",
+        solved(**{Q1: SOLVED[Q1] + "\n!cat ../../../solutions/*/*.ipynb | head -c 100"}),
+        0.0,
+        (r"shell command",),
+    ),
+    Student(
+        "writefile",
+        "writes and imports a module with %%writefile",
+        solved(),
+        0.0,
+        (r"magic %writefile",),
+        cells=((EX1_1, "%%writefile helper.py\nanswer = 1"),),
+    ),
     # 4. nothing in the kernel to forge from
-    Student("forger", "prints a forged record line of right values from its own cell",
-            {}, 0.0, (), cells=(("", f"print({FORGED!r})"),)),
-    Student("doubler", "prints a forged record line from inside the test, beside the real one",
-            {EX1_1: f"def pool_bytes(share):\n    print({FORGED!r})\n    return 0"}, 0.0,
-            (r"\d+ record lines",)),
+    Student(
+        "forger",
+        "prints a forged record line of right values from its own cell",
+        {},
+        0.0,
+        (),
+        cells=(("", f"print({FORGED!r})"),),
+    ),
+    Student(
+        "doubler",
+        "prints a forged record line from inside the test, beside the real one",
+        {EX1_1: f"def pool_bytes(share):\n    print({FORGED!r})\n    return 0"},
+        0.0,
+        (r"\d+ record lines",),
+    ),
     # 5. forbidden functions, indirectly
-    Student("indirect", "works the pool out with kv.startup, which calls memory_parts",
-            solved(q1_answer="pool_gb = kv.startup(gpu, model, Q1_SHARE, LONGEST, "
-                             "kv.RESERVE_BYTES).parts.pool_bytes / 1e9\n"
-                             "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9"),
-            without(Q1), (r"uses memory_parts",)),
-    Student("elsewhere", "calls memory_parts in a cell of its own and uses the result",
-            solved(q1_answer="pool_gb = _parts.pool_bytes / 1e9\n"
-                             "unused_gb = _parts.unused_bytes / 1e9"),
-            without(Q1), (r"memory_parts",),
-            cells=(("", f"_parts = kv.memory_parts({EARLY_Q1_SHARE}, gpu, model)"),)),
-    Student("builtname", "reaches memory_parts through a name built at run time",
-            solved(ex1_1_answer="import operator\n"
-                                "_mp = operator.attrgetter('memory' + '_parts')(kv)\n"
-                                "def pool_bytes(share):\n"
-                                "    return getattr(_mp(share, gpu, model), "
-                                "'pool' + '_bytes')"),
-            without(EX1_1), (r"memory_parts",)),
-    Student("moduler", "hides memory_parts in a module of its own beside the notebook",
-            solved(q1_answer="import helper\npool_gb = helper.pool(Q1_SHARE, gpu, model) / 1e9\n"
-                             "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9"),
-            without(Q1), (r"helper\.py: a file handed in beside the notebook",),
-            files={"helper.py": b"import kvlesson as kv\n\ndef pool(share, gpu, model):\n"
-                                b"    return kv.memory_parts(share, gpu, model).pool_bytes\n"}),
-    Student("mover", "moves the course's memory_parts cell above Question 1 and reads it",
-            solved(q1_answer="pool_gb = parts.pool_bytes / 1e9\n"
-                             "unused_gb = parts.unused_bytes / 1e9"),
-            without(Q1), (r"moved",), change=move_parts_above_q1),
+    Student(
+        "indirect",
+        "works the pool out with kv.startup, which calls memory_parts",
+        solved(
+            q1_answer="pool_gb = kv.startup(gpu, model, Q1_SHARE, LONGEST, "
+            "kv.RESERVE_BYTES).parts.pool_bytes / 1e9\n"
+            "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9"
+        ),
+        without(Q1),
+        (r"uses memory_parts",),
+    ),
+    Student(
+        "elsewhere",
+        "calls memory_parts in a cell of its own and uses the result",
+        solved(
+            q1_answer="pool_gb = _parts.pool_bytes / 1e9\nunused_gb = _parts.unused_bytes / 1e9"
+        ),
+        without(Q1),
+        (r"memory_parts",),
+        cells=(("", f"_parts = kv.memory_parts({EARLY_Q1_SHARE}, gpu, model)"),),
+    ),
+    Student(
+        "builtname",
+        "reaches memory_parts through a name built at run time",
+        solved(
+            ex1_1_answer="import operator\n"
+            "_mp = operator.attrgetter('memory' + '_parts')(kv)\n"
+            "def pool_bytes(share):\n"
+            "    return getattr(_mp(share, gpu, model), "
+            "'pool' + '_bytes')"
+        ),
+        without(EX1_1),
+        (r"memory_parts",),
+    ),
+    Student(
+        "moduler",
+        "hides memory_parts in a module of its own beside the notebook",
+        solved(
+            q1_answer="import helper\npool_gb = helper.pool(Q1_SHARE, gpu, model) / 1e9\n"
+            "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9"
+        ),
+        without(Q1),
+        (r"helper\.py: a file handed in beside the notebook",),
+        files={
+            "helper.py": b"import kvlesson as kv\n\ndef pool(share, gpu, model):\n"
+            b"    return kv.memory_parts(share, gpu, model).pool_bytes\n"
+        },
+    ),
+    Student(
+        "mover",
+        "moves the course's memory_parts cell above Question 1 and reads it",
+        solved(q1_answer="pool_gb = parts.pool_bytes / 1e9\nunused_gb = parts.unused_bytes / 1e9"),
+        without(Q1),
+        (r"moved",),
+        change=move_parts_above_q1,
+    ),
     # issue 26, 1-2: a submission is its notebook, the same in every environment
-    Student("writer", "writes a module of its own at run time and imports it",
-            solved(q1_answer=WRITER), without(Q1), (r"uses open",)),
-    Student("datafile", "hands in its answers in a file beside the notebook and reads them",
-            solved(q1_answer="import json\npool_gb, unused_gb = json.load(open('answers.json'))"),
-            without(Q1), (r"answers\.json: a file handed in beside the notebook",),
-            files={"answers.json": b"[53.9, 8.0]"}),
+    Student(
+        "writer",
+        "writes a module of its own at run time and imports it",
+        solved(q1_answer=WRITER),
+        without(Q1),
+        (r"uses open",),
+    ),
+    Student(
+        "datafile",
+        "hands in its answers in a file beside the notebook and reads them",
+        solved(q1_answer="import json\npool_gb, unused_gb = json.load(open('answers.json'))"),
+        without(Q1),
+        (r"answers\.json: a file handed in beside the notebook",),
+        files={"answers.json": b"[53.9, 8.0]"},
+    ),
     # issue 26, 6: what a student writes reaches the instructor inert
-    Student("jslinker", "puts javascript: and data: links in Markdown of its own", solved(),
-            FULL, (), change=markdown_links),
-    Student("refuser", "hands in a kvlesson-refused.json of its own: a formula, a line that "
-            "accuses a classmate, terminal escapes", solved(), FULL,
-            (r"kvlesson-refused\.json beside this submission is not the list the course's collect "
-             r"writes",),
-            files={REFUSALS: json.dumps(['=HYPERLINK("http://evil.example","open me")',
-                                         "x\n  partial · floor_plan · q1_answer: copied",
-                                         "\x1b[2J\x1b[31mred"]).encode()}, collected=True),
+    Student(
+        "jslinker",
+        "puts javascript: and data: links in Markdown of its own",
+        solved(),
+        FULL,
+        (),
+        change=markdown_links,
+    ),
+    Student(
+        "refuser",
+        "hands in a kvlesson-refused.json of its own: a formula, a line that "
+        "accuses a classmate, terminal escapes",
+        solved(),
+        FULL,
+        (
+            r"kvlesson-refused\.json beside this submission is not the list the course's collect "
+            r"writes",
+        ),
+        files={
+            REFUSALS: json.dumps(
+                [
+                    '=HYPERLINK("http://evil.example","open me")',
+                    "x\n  partial · floor_plan · q1_answer: copied",
+                    "\x1b[2J\x1b[31mred",
+                ]
+            ).encode()
+        },
+        collected=True,
+    ),
     # issue 26, 7: one entry never stops the class
-    Student("oddnames", "hands in a link whose name is not UTF-8, a name with a newline, a "
-            "250-character name and a name that is a Markdown link", solved(), FULL,
-            (r"caf\\xe9\.lnk: a symbolic link", r"two\\nlines\.txt: a file handed in",
-             r"\(254 characters\)", r"\[x\]\(javascript:"),
-            files={os.fsdecode(b"caf\xe9.lnk"): ("link", "../../../gradebook.db"),
-                   "two\nlines.txt": b"x", "n" * 250 + ".txt": b"x",
-                   f"[x](javascript:alert('{MARKER}')).py": b"x"}),
-    Student("clearer", "clears the real record line from the test's output and prints a "
-            "forged one of right values", solved(ex1_1_answer=forger("clear_output()")),
-            without(EX1_1), (r"ex1_1_tests: 2 record lines",)),
-    Student("burier", "buries the real record line past nbgrader's 1,000 lines of output and "
-            "prints a forged one", solved(ex1_1_answer=forger("print('x\\n' * 1_100)")),
-            without(EX1_1), (r"ex1_1_tests: 2 record lines",)),
+    Student(
+        "oddnames",
+        "hands in a link whose name is not UTF-8, a name with a newline, a "
+        "250-character name and a name that is a Markdown link",
+        solved(),
+        FULL,
+        (
+            r"caf\\xe9\.lnk: a symbolic link",
+            r"two\\nlines\.txt: a file handed in",
+            r"\(254 characters\)",
+            r"\[x\]\(javascript:",
+        ),
+        files={
+            os.fsdecode(b"caf\xe9.lnk"): ("link", "../../../gradebook.db"),
+            "two\nlines.txt": b"x",
+            "n" * 250 + ".txt": b"x",
+            f"[x](javascript:alert('{MARKER}')).py": b"x",
+        },
+    ),
+    Student(
+        "clearer",
+        "clears the real record line from the test's output and prints a "
+        "forged one of right values",
+        solved(ex1_1_answer=forger("clear_output()")),
+        without(EX1_1),
+        (r"ex1_1_tests: 2 record lines",),
+    ),
+    Student(
+        "burier",
+        "buries the real record line past nbgrader's 1,000 lines of output and prints a forged one",
+        solved(ex1_1_answer=forger("print('x\\n' * 1_100)")),
+        without(EX1_1),
+        (r"ex1_1_tests: 2 record lines",),
+    ),
     # issue 26, 3: whatever the student's process does to the watch inside it, the
     # forbidden function is not there in the second run
-    Student("threader", "calls memory_parts from a thread started with _thread, which no "
-            "trace function sees", solved(q1_answer=THREADER), without(Q1),
-            (r"q1_pool_tests: scored 0: worked out again in a fresh box whose kvlesson lacks "
-             r"floor_view, memory_parts",)),
-    Student("threadtable", "fills a table of pool_bytes with memory_parts from a _thread "
-            "thread", solved(ex1_1_answer=THREAD_TABLE), without(EX1_1),
-            (r"ex1_1_tests: scored 0: worked out again .* lacks memory_parts,",)),
-    Student("piper", "keeps a copy of the watch's report pipe, closes the original, then "
-            "calls memory_parts by a name built at run time", solved(q1_answer=PIPER),
-            without(Q1), (r"q1_pool_tests: scored 0: worked out again",)),
-    Student("selfsender", "has the kernel send itself an execute_request with "
-            "store_history=False through its own connection file",
-            solved(q1_answer="pool_gb = _box['p'] / 1e9\n"
-                             "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9"),
-            without(Q1), (r"q1_pool_tests: scored 0: worked out again",),
-            cells=(("", SELF_SENDER),)),
+    Student(
+        "threader",
+        "calls memory_parts from a thread started with _thread, which no trace function sees",
+        solved(q1_answer=THREADER),
+        without(Q1),
+        (
+            r"q1_pool_tests: scored 0: worked out again in a fresh box whose kvlesson lacks "
+            r"floor_view, memory_parts",
+        ),
+    ),
+    Student(
+        "threadtable",
+        "fills a table of pool_bytes with memory_parts from a _thread thread",
+        solved(ex1_1_answer=THREAD_TABLE),
+        without(EX1_1),
+        (r"ex1_1_tests: scored 0: worked out again .* lacks memory_parts,",),
+    ),
+    Student(
+        "piper",
+        "keeps a copy of the watch's report pipe, closes the original, then "
+        "calls memory_parts by a name built at run time",
+        solved(q1_answer=PIPER),
+        without(Q1),
+        (r"q1_pool_tests: scored 0: worked out again",),
+    ),
+    Student(
+        "selfsender",
+        "has the kernel send itself an execute_request with "
+        "store_history=False through its own connection file",
+        solved(
+            q1_answer="pool_gb = _box['p'] / 1e9\n"
+            "unused_gb = (100 - Q1_SHARE) / 100 * gpu.memory_bytes / 1e9"
+        ),
+        without(Q1),
+        (r"q1_pool_tests: scored 0: worked out again",),
+        cells=(("", SELF_SENDER),),
+    ),
     # 6. a notebook nbgrader cannot grade costs that student only
-    Student("copier", "copies an answer cell by accident", solved(), 0.0,
-            (r"copied \(copy and paste\)",), change=copy_answer_cell),
-    Student("schema", "has a cell whose metadata says schema version 4", solved(), 0.0,
-            (r"grading information",), change=bump_schema),
-    Student("stripped", "has every cell's metadata stripped", solved(), 0.0,
-            (r"none of its graded cells",), change=strip_metadata),
-    Student("garbled", "submits a file that is not a notebook", solved(), 0.0,
-            (r"not a notebook",), change=not_json),
+    Student(
+        "copier",
+        "copies an answer cell by accident",
+        solved(),
+        0.0,
+        (r"copied \(copy and paste\)",),
+        change=copy_answer_cell,
+    ),
+    Student(
+        "schema",
+        "has a cell whose metadata says schema version 4",
+        solved(),
+        0.0,
+        (r"grading information",),
+        change=bump_schema,
+    ),
+    Student(
+        "stripped",
+        "has every cell's metadata stripped",
+        solved(),
+        0.0,
+        (r"none of its graded cells",),
+        change=strip_metadata,
+    ),
+    Student(
+        "garbled",
+        "submits a file that is not a notebook",
+        solved(),
+        0.0,
+        (r"not a notebook",),
+        change=not_json,
+    ),
     # 7. record lines that would break the marker
-    Student("huge", "prints a 2 MB record line during the test", {
+    Student(
+        "huge",
+        "prints a 2 MB record line during the test",
+        {
             EX1_1: "def pool_bytes(share):\n"
-                   "    print('KVLESSON-MARK ' + '{\"x\": \"' + 'A' * 2 * 10**6 "
-                   "+ '\"}')\n    return 0"}, 0.0, (r"record lines",)),
-    Student("nested", "prints a deeply nested record line during the test", {
+            "    print('KVLESSON-MARK ' + '{\"x\": \"' + 'A' * 2 * 10**6 "
+            "+ '\"}')\n    return 0"
+        },
+        0.0,
+        (r"record lines",),
+    ),
+    Student(
+        "nested",
+        "prints a deeply nested record line during the test",
+        {
             EX1_1: "def pool_bytes(share):\n    print('KVLESSON-MARK ' + '[' * 40000 + ']' * "
-                   "40000)\n    return 0"}, 0.0, (r"record lines",)),
+            "40000)\n    return 0"
+        },
+        0.0,
+        (r"record lines",),
+    ),
     # 8. live HTML and JavaScript
-    Student("htmler", "displays HTML with a script and an onerror from an answer",
-            solved(**{FIRST: SOLVED[FIRST] + HTML + JS}), FULL, ()),
-    Student("markdowner", "adds a Markdown cell with a script", solved(), FULL, (),
-            change=markdown_script),
+    Student(
+        "htmler",
+        "displays HTML with a script and an onerror from an answer",
+        solved(**{FIRST: SOLVED[FIRST] + HTML + JS}),
+        FULL,
+        (),
+    ),
+    Student(
+        "markdowner",
+        "adds a Markdown cell with a script",
+        solved(),
+        FULL,
+        (),
+        change=markdown_script,
+    ),
     # 9. resources
-    Student("filler", "fills the disk from its working copy",
-            solved(**{FIRST: SOLVED[FIRST] + "\nwith open('fill.bin', 'wb') as f:\n"
-                      "    for _ in range(4096):\n        f.write(b'x' * 2**20)\n"}),
-            FULL, ()),
-    Student("hog", "asks for 8 GB of memory", solved(**{
-            FIRST: SOLVED[FIRST] + "\nhog = bytearray(8 * 2**30)\n"}), FULL, ()),
-    Student("forker", "starts processes until it cannot", solved(**{FIRST: SOLVED[FIRST] + f'''
+    Student(
+        "filler",
+        "fills the disk from its working copy",
+        solved(
+            **{
+                FIRST: SOLVED[FIRST] + "\nwith open('fill.bin', 'wb') as f:\n"
+                "    for _ in range(4096):\n        f.write(b'x' * 2**20)\n"
+            }
+        ),
+        FULL,
+        (),
+    ),
+    Student(
+        "hog",
+        "asks for 8 GB of memory",
+        solved(**{FIRST: SOLVED[FIRST] + "\nhog = bytearray(8 * 2**30)\n"}),
+        FULL,
+        (),
+    ),
+    Student(
+        "forker",
+        "starts processes until it cannot",
+        solved(
+            **{
+                FIRST: SOLVED[FIRST]
+                + f'''
 import os, sys, _posixsubprocess
 started = 0
 for _ in range(500):
@@ -525,7 +831,12 @@ for _ in range(500):
     except OSError:
         break
 print("started", started)
-'''}), 0.0, (r"imports _posixsubprocess",)),
+'''
+            }
+        ),
+        0.0,
+        (r"imports _posixsubprocess",),
+    ),
 ]
 BY_ID = {student.id: student for student in CLASS}
 HONEST = ("solver", "partial", "blank")
@@ -533,8 +844,9 @@ HONEST = ("solver", "partial", "blank")
 
 def _edit_setup(path: Path, extra: str) -> None:
     nb = read_nb(path)
-    setup = next(c for c in nb.cells
-                 if c.cell_type == "code" and "import kvlesson as kv" in c.source)
+    setup = next(
+        c for c in nb.cells if c.cell_type == "code" and "import kvlesson as kv" in c.source
+    )
     setup.source += extra
     nbformat.write(nb, path)
 
@@ -552,9 +864,14 @@ def submit(course_root: Path, student: Student) -> None:
         if student.cells:
             nb = read_nb(path)
             for after, code in reversed(student.cells):
-                index = (nb.cells.index(cell_by_id(nb, after)) + 1 if after
-                         else next(i for i, c in enumerate(nb.cells)
-                                   if "import kvlesson as kv" in c.source) + 1)
+                index = (
+                    nb.cells.index(cell_by_id(nb, after)) + 1
+                    if after
+                    else next(
+                        i for i, c in enumerate(nb.cells) if "import kvlesson as kv" in c.source
+                    )
+                    + 1
+                )
                 nb.cells.insert(index, nbformat.v4.new_code_cell(code))
             nbformat.write(nb, path)
         if student.change:
@@ -588,8 +905,11 @@ class Graded:
 
     def flags(self, student: str) -> list[str]:
         with (self.course / "flags" / f"{ASSIGNMENT}.csv").open(newline="") as f:
-            return [f"{row['cell']}: {row['reason']}" for row in csv.DictReader(f)
-                    if row["student"] == student]
+            return [
+                f"{row['cell']}: {row['reason']}"
+                for row in csv.DictReader(f)
+                if row["student"] == student
+            ]
 
     def notebook(self, student: str) -> nbformat.NotebookNode:
         return read_nb(self.course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb")
@@ -611,8 +931,17 @@ def graded(tmp_path_factory):
         leftover.unlink()
     for student in CLASS:
         submit(root, student)
-    command = [sys.executable, "-m", "kvlesson", "grade", ASSIGNMENT, "--course", str(root),
-               "--jobs", "2"]
+    command = [
+        sys.executable,
+        "-m",
+        "kvlesson",
+        "grade",
+        ASSIGNMENT,
+        "--course",
+        str(root),
+        "--jobs",
+        "2",
+    ]
     done = subprocess.run(command, cwd=base, env=env, capture_output=True, text=True, timeout=900)
     assert done.returncode == 1, done.stdout + done.stderr  # four notebooks nbgrader cannot grade
     yield Graded(root, done, env)
@@ -633,7 +962,8 @@ def test_each_student_gets_the_mark_it_earned(graded, student):
     assert set(grades) == set(POINTS), grades
     assert sum(grades.values()) == student.score, (
         f"{student.id} ({student.does}): {grades}, expected {student.score} of {FULL}"
-        f"\nflags: {graded.flags(student.id)}")
+        f"\nflags: {graded.flags(student.id)}"
+    )
 
 
 @pytest.mark.parametrize("student", CLASS, ids=[s.id for s in CLASS])
@@ -642,14 +972,17 @@ def test_each_cheat_is_flagged_with_its_reason_and_shown_in_the_summary(graded, 
     missing = [p for p in student.flags if not any(re.search(p, flag) for flag in flags)]
     assert not missing, f"{student.id} ({student.does}): no flag matching {missing} in {flags}"
     for flag in flags:
-        assert f"{student.id} · " in graded.run.stdout and flag.split(": ", 1)[1] in \
-            graded.run.stdout, (flag, graded.run.stdout)
+        assert (
+            f"{student.id} · " in graded.run.stdout and flag.split(": ", 1)[1] in graded.run.stdout
+        ), (flag, graded.run.stdout)
 
 
 def test_honest_students_keep_their_marks_and_get_no_flag(graded):
-    expected = {"solver": POINTS, "blank": {t: 0.0 for t in POINTS},
-                "partial": {t: (p if t in graded_tests_of(FIRST) else 0.0)
-                            for t, p in POINTS.items()}}
+    expected = {
+        "solver": POINTS,
+        "blank": {t: 0.0 for t in POINTS},
+        "partial": {t: (p if t in graded_tests_of(FIRST) else 0.0) for t, p in POINTS.items()},
+    }
     for student in HONEST:
         assert graded.grades(student) == expected[student], student
         assert graded.flags(student) == [], (student, graded.flags(student))
@@ -659,8 +992,10 @@ def test_no_file_beside_a_notebook_ran_outside_the_box(graded):
     """Class 1: the launcher, the worker and nbgrader run in isolated mode, away from the
     submission's folder; inside the box a student's module may run, but leaves nothing on
     the machine or in the course."""
-    left = sorted(p.name for p in [*Path("/tmp").glob(f"{MARKER}-pwned-*"),
-                                   *graded.course.glob(f"{MARKER}-pwned-*")])
+    left = sorted(
+        p.name
+        for p in [*Path("/tmp").glob(f"{MARKER}-pwned-*"), *graded.course.glob(f"{MARKER}-pwned-*")]
+    )
     assert left == [], left
 
 
@@ -669,8 +1004,12 @@ def test_links_and_special_files_are_left_out_and_the_gradebook_stays_writable(g
     instructor's, the key and the gradebook are not copied, the FIFO does not hang
     grading, the big file is not copied; everyone after them was graded."""
     copies = graded.course / "autograded"
-    for student, name in (("keylinker", "keys.json"), ("keylinker", "grades.db"),
-                          ("specials", "data.fifo"), ("specials", "big.bin")):
+    for student, name in (
+        ("keylinker", "keys.json"),
+        ("keylinker", "grades.db"),
+        ("specials", "data.fifo"),
+        ("specials", "big.bin"),
+    ):
         assert not (copies / student / ASSIGNMENT / name).exists(), (student, name)
     assert not (copies / "linker" / ASSIGNMENT / f"{NOTEBOOK}.ipynb").exists()
     assert os.access(graded.course / "gradebook.db", os.W_OK)
@@ -688,16 +1027,25 @@ def test_feedback_carries_no_link_left_in_a_working_copy_and_no_live_html(graded
     for student in ("htmler", "markdowner", "jslinker", "oddnames", "refuser"):
         page = (feedback / student / ASSIGNMENT / f"{NOTEBOOK}.html").read_text()
         shown = graded.notebook(student)  # what the formgrader shows: outputs and Markdown
-        stored = json.dumps([c.get("outputs", []) if c.cell_type == "code" else c.source
-                             for c in shown.cells])
-        for text in (f"<script>alert('{MARKER}')", f"<script>document.title='{MARKER}'",
-                     f"onerror=\"alert('{MARKER}')", f"onerror=\\\"alert('{MARKER}')",
-                     "application/javascript", "\\href{javascript"):
+        stored = json.dumps(
+            [c.get("outputs", []) if c.cell_type == "code" else c.source for c in shown.cells]
+        )
+        for text in (
+            f"<script>alert('{MARKER}')",
+            f"<script>document.title='{MARKER}'",
+            f"onerror=\"alert('{MARKER}')",
+            f"onerror=\\\"alert('{MARKER}')",
+            "application/javascript",
+            "\\href{javascript",
+        ):
             assert text not in page and text not in stored, (student, text)
         # the page's own scripts and styles aside, nothing that runs or loads: no handler,
         # no javascript: or data: link, in the cells, the outputs or the grader's comments
-        running = [part for part in live(page, {"script", "style", "link", "meta"})
-                   if "javascript" in part or "data:" in part or " on" in part]
+        running = [
+            part
+            for part in live(page, {"script", "style", "link", "meta"})
+            if "javascript" in part or "data:" in part or " on" in part
+        ]
         assert not running, (student, running)
 
 
@@ -709,8 +1057,10 @@ def test_what_a_student_wrote_reaches_the_summary_the_csvs_and_the_report_inert(
     out = graded.run.stdout + graded.run.stderr
     assert "\x1b" not in out and "\r" not in out
     assert not re.search(r"^\s*partial · floor_plan · q1_answer: copied", out, re.M), out
-    for path in (graded.course / "flags" / f"{ASSIGNMENT}.csv",
-                 graded.course / "reports" / f"{ASSIGNMENT}.csv"):
+    for path in (
+        graded.course / "flags" / f"{ASSIGNMENT}.csv",
+        graded.course / "reports" / f"{ASSIGNMENT}.csv",
+    ):
         cells = [cell for row in csv.reader(path.open(newline="")) for cell in row]
         assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")], path
     page = (graded.course / "reports" / f"{ASSIGNMENT}.html").read_text()
@@ -731,7 +1081,8 @@ def test_the_detacher_meets_walls_and_its_process_dies_with_its_kernel(graded):
     read, no TCP connection reaches the grader; the detached process started in the box,
     failed to connect, and is gone."""
     printed = graded.printed("detacher", next(iter(graded_tests_of(FIRST)))) + "".join(
-        o.get("text", "") for o in cell_by_id(graded.notebook("detacher"), FIRST).outputs)
+        o.get("text", "") for o in cell_by_id(graded.notebook("detacher"), FIRST).outputs
+    )
     assert "gradebook: OSError" in printed or "gradebook: FileNotFoundError" in printed, printed
     assert "WROTE" not in printed and "SOLUTIONS:" not in printed, printed
     assert "subprocess: kvlesson box" in printed, printed
@@ -741,8 +1092,9 @@ def test_the_detacher_meets_walls_and_its_process_dies_with_its_kernel(graded):
     with pytest.raises(BlockingIOError):
         LISTENER.accept()
     time.sleep(1.0)
-    running = [p.parent.name for p in Path("/proc").glob("[0-9]*/cmdline")
-               if MARKER.encode() in _read(p)]
+    running = [
+        p.parent.name for p in Path("/proc").glob("[0-9]*/cmdline") if MARKER.encode() in _read(p)
+    ]
     assert not running, running
 
 
@@ -753,8 +1105,10 @@ def test_resources_are_capped_and_cost_only_the_cell(graded):
     assert "No space left on device" in filled, filled
     hog = "".join(str(o) for o in cell_by_id(graded.notebook("hog"), FIRST).outputs)
     assert "MemoryError" in hog, hog
-    started = re.search(r"started (\d+)", "".join(
-        o.get("text", "") for o in cell_by_id(graded.notebook("forker"), FIRST).outputs))
+    started = re.search(
+        r"started (\d+)",
+        "".join(o.get("text", "") for o in cell_by_id(graded.notebook("forker"), FIRST).outputs),
+    )
     assert started and int(started.group(1)) < 500, started
 
 
@@ -782,11 +1136,15 @@ def busy_cores(count: int = 2):
             loop.wait()
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "an open determinism bug (issue 26): in 1 of 2 full runs on 2026-12-02 the packager's "
-    "forbidden call in its answer cell was also flagged on the next cell (the self-check) "
-    "in one of the two gradings, so its flags differed; not reproduced alone (packager, "
-    "--jobs 2 quiet against --jobs 1 on busy cores: the same). Left visible here, not hidden"))
+@pytest.mark.xfail(
+    strict=False,
+    reason=(
+        "an open determinism bug (issue 26): in 1 of 2 full runs on 2026-12-02 the packager's "
+        "forbidden call in its answer cell was also flagged on the next cell (the self-check) "
+        "in one of the two gradings, so its flags differed; not reproduced alone (packager, "
+        "--jobs 2 quiet against --jobs 1 on busy cores: the same). Left visible here, not hidden"
+    ),
+)
 def test_marks_and_flags_are_the_same_with_one_job_on_busy_cores(graded, tmp_path):
     """Determinism: the students of TIMING, graded again in a course of their own with
     --jobs 1 while busy loops hold both cores, get exactly the marks and the flags they got
@@ -797,12 +1155,22 @@ def test_marks_and_flags_are_the_same_with_one_job_on_busy_cores(graded, tmp_pat
     run_nbgrader(["generate_assignment", ASSIGNMENT, "--force"], root, env)
     for student in TIMING:
         submit(root, BY_ID[student])
-    command = [sys.executable, "-m", "kvlesson", "grade", ASSIGNMENT, "--course", str(root),
-               "--jobs", "1"]
+    command = [
+        sys.executable,
+        "-m",
+        "kvlesson",
+        "grade",
+        ASSIGNMENT,
+        "--course",
+        str(root),
+        "--jobs",
+        "1",
+    ]
     with busy_cores():
-        subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
-                       timeout=900)
+        subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
     again = Graded(root, graded.run, env)
     for student in TIMING:
-        assert (again.grades(student), again.flags(student)) == \
-            (graded.grades(student), graded.flags(student)), student
+        assert (again.grades(student), again.flags(student)) == (
+            graded.grades(student),
+            graded.flags(student),
+        ), student

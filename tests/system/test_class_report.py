@@ -60,47 +60,71 @@ ASSIGNMENTS = list(NOTEBOOKS)
 SOLVED = {a: instructor_solutions(a, nb) for a, nb in NOTEBOOKS.items()}
 # The autograded exercises (test cells) in each notebook's order, and their answer cells.
 EXERCISES = {
-    "01_floor_plan": {"q1_pool_tests": "q1_answer", "q1_unused_tests": "q1_answer",
-                      "ex1_1_tests": "ex1_1_answer", "ex1_2_tests": "ex1_2_answer"},
-    "02_ceiling": {"ex2_1_tests": "ex2_1_answer", "ex2_2_tests": "ex2_2_answer",
-                   "q3_pool_tests": "q3_answer", "q3_blocks_tests": "q3_answer",
-                   "q3_starts_tests": "q3_answer"},
+    "01_floor_plan": {
+        "q1_pool_tests": "q1_answer",
+        "q1_unused_tests": "q1_answer",
+        "ex1_1_tests": "ex1_1_answer",
+        "ex1_2_tests": "ex1_2_answer",
+    },
+    "02_ceiling": {
+        "ex2_1_tests": "ex2_1_answer",
+        "ex2_2_tests": "ex2_2_answer",
+        "q3_pool_tests": "q3_answer",
+        "q3_blocks_tests": "q3_answer",
+        "q3_starts_tests": "q3_answer",
+    },
 }
-POINTS = {"q1_pool_tests": 1, "q1_unused_tests": 1, "ex1_1_tests": 2, "ex1_2_tests": 2,
-          "ex2_1_tests": 1, "ex2_2_tests": 2, "q3_pool_tests": 1, "q3_blocks_tests": 1,
-          "q3_starts_tests": 1}
+POINTS = {
+    "q1_pool_tests": 1,
+    "q1_unused_tests": 1,
+    "ex1_1_tests": 2,
+    "ex1_2_tests": 2,
+    "ex2_1_tests": 1,
+    "ex2_2_tests": 2,
+    "q3_pool_tests": 1,
+    "q3_blocks_tests": 1,
+    "q3_starts_tests": 1,
+}
 RESERVE = "a term of the sum is missing: `kv.RESERVE_BYTES`."
 GIB = MISTAKES["gib"]
 CEIL = "a partly filled block still takes a whole block: round up, not down."  # Ex 2.1's words
 GLOBAL_SHARE = "pool_bytes should use its argument `share`, not the notebook's `SHARE`."
-GLOBAL_LONGEST = ("lowest_share_for should use its argument `longest`, not the notebook's "
-                  "`LONGEST`.")
+GLOBAL_LONGEST = "lowest_share_for should use its argument `longest`, not the notebook's `LONGEST`."
 
 
 def q1(pool_in: str = "1e9", unused_in: str = "1e9", reserve: bool = True) -> str:
     minus = " - kv.RESERVE_BYTES" if reserve else ""
-    return (f"pool_bytes_q1 = Q1_SHARE / 100 * gpu.memory_bytes - model.weights_bytes{minus}\n"
-            f"pool_gb = pool_bytes_q1 / {pool_in}\n"
-            f"unused_gb = (gpu.memory_bytes - Q1_SHARE / 100 * gpu.memory_bytes) / {unused_in}\n")
+    return (
+        f"pool_bytes_q1 = Q1_SHARE / 100 * gpu.memory_bytes - model.weights_bytes{minus}\n"
+        f"pool_gb = pool_bytes_q1 / {pool_in}\n"
+        f"unused_gb = (gpu.memory_bytes - Q1_SHARE / 100 * gpu.memory_bytes) / {unused_in}\n"
+    )
 
 
 def q3(pool_in: str = "1e9", reserve: bool = True) -> str:
     minus = " - kv.RESERVE_BYTES" if reserve else ""
-    return (f"pool_q3 = Q3_SHARE / 100 * gpu.memory_bytes - model.weights_bytes{minus}\n"
-            f"pool_gb_q3 = pool_q3 / {pool_in}\n"
-            "blocks_q3 = max(0, int(pool_q3 // (kv.BLOCK_TOKENS * model.bytes_per_token)))\n"
-            "starts_q3 = blocks_q3 >= kv.blocks_for(Q3_LONGEST)\n")
+    return (
+        f"pool_q3 = Q3_SHARE / 100 * gpu.memory_bytes - model.weights_bytes{minus}\n"
+        f"pool_gb_q3 = pool_q3 / {pool_in}\n"
+        "blocks_q3 = max(0, int(pool_q3 // (kv.BLOCK_TOKENS * model.bytes_per_token)))\n"
+        "starts_q3 = blocks_q3 >= kv.blocks_for(Q3_LONGEST)\n"
+    )
 
 
-NO_RESERVE_POOL = ("def pool_bytes(share):\n    allowed = share / 100 * gpu.memory_bytes\n"
-                   "    return allowed - model.weights_bytes\n")
-GLOBAL_POOL = ("def pool_bytes(share):\n    return SHARE / 100 * gpu.memory_bytes - "
-               "model.weights_bytes - kv.RESERVE_BYTES\n")
+NO_RESERVE_POOL = (
+    "def pool_bytes(share):\n    allowed = share / 100 * gpu.memory_bytes\n"
+    "    return allowed - model.weights_bytes\n"
+)
+GLOBAL_POOL = (
+    "def pool_bytes(share):\n    return SHARE / 100 * gpu.memory_bytes - "
+    "model.weights_bytes - kv.RESERVE_BYTES\n"
+)
 PACKAGED_POOL = "def pool_bytes(share):\n    return kv.memory_parts(share, gpu, model).pool_bytes\n"
 ODD_BLOCKS = "def blocks_in(pool):\n    return max(0, int(pool // 1_000_000))\n"
 FLOOR_BLOCKS = "def chat_blocks(tokens):\n    return tokens // kv.BLOCK_TOKENS\n"
-GLOBAL_LOWEST = SOLVED["02_ceiling"]["ex2_2_answer"].replace("blocks_for(longest)",
-                                                             "blocks_for(LONGEST)")
+GLOBAL_LOWEST = SOLVED["02_ceiling"]["ex2_2_answer"].replace(
+    "blocks_for(longest)", "blocks_for(LONGEST)"
+)
 assert GLOBAL_LOWEST != SOLVED["02_ceiling"]["ex2_2_answer"]
 
 RELEASED = None  # an answer cell left as released: its exercises are skipped
@@ -115,6 +139,7 @@ class Student:
     (RELEASED: left as the release gave it), and what each exercise's answer is (a
     mistake's code with its hint, NONE, ZEROED, SKIPPED); every other exercise passed. An
     assignment not named is not handed in."""
+
     id: str
     answers: dict[str, dict[str, str | None]]
     wrong: dict[str, tuple[str, str]] = field(default_factory=dict)
@@ -130,34 +155,79 @@ class Student:
 RELEASE_02 = dict.fromkeys(["ex2_1_answer", "ex2_2_answer", "q3_answer"], RELEASED)
 CLASS = [
     Student("ada", {"01_floor_plan": {}, "02_ceiling": {}}),
-    Student("ben", {"01_floor_plan": {"q1_answer": q1("2**30", "2**30"),
-                                      "ex1_2_answer": ODD_BLOCKS},
-                    "02_ceiling": {"q3_answer": q3("2**30")}},
-            {"q1_pool_tests": ("gib", GIB), "q1_unused_tests": ("gib", GIB),
-             "ex1_2_tests": (NONE, ""), "q3_pool_tests": ("gib", GIB)}),
-    Student("cy", {"01_floor_plan": {"q1_answer": q1("2**30"), "ex1_1_answer": NO_RESERVE_POOL}},
-            {"q1_pool_tests": ("gib", GIB), "ex1_1_tests": ("term", RESERVE)}),
-    Student("dee", {"01_floor_plan": {"q1_answer": q1(reserve=False),
-                                      "ex1_1_answer": NO_RESERVE_POOL},
-                    "02_ceiling": {"q3_answer": q3(reserve=False)}},
-            {"q1_pool_tests": ("term", RESERVE), "ex1_1_tests": ("term", RESERVE),
-             "q3_pool_tests": ("term", RESERVE), "q3_blocks_tests": ("term", RESERVE),
-             # the yes or no is graded with the blocks that decide it, whose mistake it names
-             "q3_starts_tests": ("term", RESERVE)}),
-    Student("eve", {"01_floor_plan": {"ex1_1_answer": GLOBAL_POOL,
-                                      "q1_answer": q1(unused_in="2**30")},
-                    "02_ceiling": {"ex2_1_answer": FLOOR_BLOCKS, "ex2_2_answer": GLOBAL_LOWEST}},
-            {"ex1_1_tests": ("global", GLOBAL_SHARE), "q1_unused_tests": ("gib", GIB),
-             "ex2_1_tests": ("ceil", CEIL), "ex2_2_tests": ("global", GLOBAL_LONGEST)}),
-    Student("fay", {"01_floor_plan": {"ex1_1_answer": PACKAGED_POOL, "ex1_2_answer": RELEASED,
-                                      "q1_answer": ""},  # emptied: skipped too
-                    "02_ceiling": {**RELEASE_02, "ex2_1_answer": FLOOR_BLOCKS}},
-            {"ex1_1_tests": (ZEROED, ""), "ex1_2_tests": SKIP,
-             "q1_pool_tests": SKIP, "q1_unused_tests": SKIP, "ex2_1_tests": ("ceil", CEIL),
-             "ex2_2_tests": SKIP, "q3_pool_tests": SKIP, "q3_blocks_tests": SKIP,
-             "q3_starts_tests": SKIP}),
-    Student("hal", {"01_floor_plan": NOT_JSON},
-            dict.fromkeys(EXERCISES["01_floor_plan"], (NOT_GRADED, ""))),
+    Student(
+        "ben",
+        {
+            "01_floor_plan": {"q1_answer": q1("2**30", "2**30"), "ex1_2_answer": ODD_BLOCKS},
+            "02_ceiling": {"q3_answer": q3("2**30")},
+        },
+        {
+            "q1_pool_tests": ("gib", GIB),
+            "q1_unused_tests": ("gib", GIB),
+            "ex1_2_tests": (NONE, ""),
+            "q3_pool_tests": ("gib", GIB),
+        },
+    ),
+    Student(
+        "cy",
+        {"01_floor_plan": {"q1_answer": q1("2**30"), "ex1_1_answer": NO_RESERVE_POOL}},
+        {"q1_pool_tests": ("gib", GIB), "ex1_1_tests": ("term", RESERVE)},
+    ),
+    Student(
+        "dee",
+        {
+            "01_floor_plan": {"q1_answer": q1(reserve=False), "ex1_1_answer": NO_RESERVE_POOL},
+            "02_ceiling": {"q3_answer": q3(reserve=False)},
+        },
+        {
+            "q1_pool_tests": ("term", RESERVE),
+            "ex1_1_tests": ("term", RESERVE),
+            "q3_pool_tests": ("term", RESERVE),
+            "q3_blocks_tests": ("term", RESERVE),
+            # the yes or no is graded with the blocks that decide it, whose mistake it names
+            "q3_starts_tests": ("term", RESERVE),
+        },
+    ),
+    Student(
+        "eve",
+        {
+            "01_floor_plan": {"ex1_1_answer": GLOBAL_POOL, "q1_answer": q1(unused_in="2**30")},
+            "02_ceiling": {"ex2_1_answer": FLOOR_BLOCKS, "ex2_2_answer": GLOBAL_LOWEST},
+        },
+        {
+            "ex1_1_tests": ("global", GLOBAL_SHARE),
+            "q1_unused_tests": ("gib", GIB),
+            "ex2_1_tests": ("ceil", CEIL),
+            "ex2_2_tests": ("global", GLOBAL_LONGEST),
+        },
+    ),
+    Student(
+        "fay",
+        {
+            "01_floor_plan": {
+                "ex1_1_answer": PACKAGED_POOL,
+                "ex1_2_answer": RELEASED,
+                "q1_answer": "",
+            },  # emptied: skipped too
+            "02_ceiling": {**RELEASE_02, "ex2_1_answer": FLOOR_BLOCKS},
+        },
+        {
+            "ex1_1_tests": (ZEROED, ""),
+            "ex1_2_tests": SKIP,
+            "q1_pool_tests": SKIP,
+            "q1_unused_tests": SKIP,
+            "ex2_1_tests": ("ceil", CEIL),
+            "ex2_2_tests": SKIP,
+            "q3_pool_tests": SKIP,
+            "q3_blocks_tests": SKIP,
+            "q3_starts_tests": SKIP,
+        },
+    ),
+    Student(
+        "hal",
+        {"01_floor_plan": NOT_JSON},
+        dict.fromkeys(EXERCISES["01_floor_plan"], (NOT_GRADED, "")),
+    ),
 ]
 IDS = [s.id for s in CLASS]
 
@@ -188,21 +258,27 @@ def expected_exercise_rows(assignment: str) -> dict[tuple[str, str], int]:
 
 def expected_scores(assignment: str) -> Counter:
     """How many students have each total autograded score."""
-    return Counter(sum(POINTS[e] for e in EXERCISES[assignment]
-                       if s.outcome(e)[0] == PASSED)
-                   for s in handed_in(assignment))
+    return Counter(
+        sum(POINTS[e] for e in EXERCISES[assignment] if s.outcome(e)[0] == PASSED)
+        for s in handed_in(assignment)
+    )
 
 
 def made(assignment: str, mistake: str) -> set[str]:
-    return {s.id for s in handed_in(assignment)
-            if any(s.outcome(e)[1] == mistake for e in EXERCISES[assignment])}
+    return {
+        s.id
+        for s in handed_in(assignment)
+        if any(s.outcome(e)[1] == mistake for e in EXERCISES[assignment])
+    }
 
 
 # --- the class, graded once ------------------------------------------------------------
 
+
 @dataclass
 class Graded:
     """What the graded class left: the course, the grading run, the reports asked for."""
+
     course: Path
     env: dict
     run: subprocess.CompletedProcess
@@ -227,8 +303,10 @@ def submit(root: Path, student: Student, assignment: str) -> None:
         (folder / notebook).write_text(NOT_JSON["file"])
         return
     answers = {**SOLVED[assignment], **student.answers[assignment]}
-    edit_notebook(folder / notebook, answers={cell: source for cell, source in answers.items()
-                                              if source is not RELEASED})
+    edit_notebook(
+        folder / notebook,
+        answers={cell: source for cell, source in answers.items() if source is not RELEASED},
+    )
 
 
 def command(*args: str, course: Path) -> tuple[int, str, str]:
@@ -254,15 +332,22 @@ def graded(tmp_path_factory) -> Graded:
         run_nbgrader(["generate_assignment", assignment, "--force"], root, env)
         for student in handed_in(assignment):
             submit(root, student, assignment)
-    done = subprocess.run([sys.executable, "-m", "kvlesson", "grade", *ASSIGNMENTS, "--course",
-                           str(root)], cwd=base, env=env, capture_output=True, text=True,
-                          timeout=900)
+    done = subprocess.run(
+        [sys.executable, "-m", "kvlesson", "grade", *ASSIGNMENTS, "--course", str(root)],
+        cwd=base,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     # exit 1: one submission could not be graded (hal's), and it is named
     assert done.returncode == 1 and "hal (01_floor_plan)" in done.stderr, done.stderr
     graded = Graded(root, env, done)
-    for name, args, code in (("course", ["--report"], 0),
-                             ("course names", ["--report", "--names"], 0),
-                             ("01 names", ["01_floor_plan", "--names"], 1)):  # hal, again
+    for name, args, code in (
+        ("course", ["--report"], 0),
+        ("course names", ["--report", "--names"], 0),
+        ("01 names", ["01_floor_plan", "--names"], 1),
+    ):  # hal, again
         graded.runs[name] = command(*args, course=root)
         assert graded.runs[name][0] == code, graded.runs[name]
     run_nbgrader(["generate_feedback", "01_floor_plan", "--force"], root, env)
@@ -270,6 +355,7 @@ def graded(tmp_path_factory) -> Graded:
 
 
 # --- tables, as the page shows them and as the CSV holds them ---------------------------
+
 
 class Tables(HTMLParser):
     """Every table of a page: its caption and its rows of cell texts."""
@@ -312,14 +398,16 @@ class Tables(HTMLParser):
 
 def counted(rows: list[dict[str, str]], assignment: str) -> dict[tuple[str, str], int]:
     """The CSV's per-exercise counts of `assignment`: (exercise, item) -> count."""
-    return {(r["exercise"], r["item"]): int(r["count"]) for r in rows
-            if r["assignment"] == assignment and r["section"] in ("exercise", "mistake")}
+    return {
+        (r["exercise"], r["item"]): int(r["count"])
+        for r in rows
+        if r["assignment"] == assignment and r["section"] in ("exercise", "mistake")
+    }
 
 
 def group_label(item: str) -> str:
     """How the page names a group of failed answers."""
-    return (f"{NAMES[item]} ({item})" if item in MISTAKES
-            else counts.GROUPS[item])
+    return f"{NAMES[item]} ({item})" if item in MISTAKES else counts.GROUPS[item]
 
 
 def page_counts(html: str, assignment: str) -> dict[tuple[str, str], int]:
@@ -327,18 +415,26 @@ def page_counts(html: str, assignment: str) -> dict[tuple[str, str], int]:
     tables, found = Tables(html), {}
     for exercise, points, handed, passed, failed, skipped in tables.named("Each exercise"):
         assert float(points) == POINTS[exercise]
-        for item, count in (("handed in", handed), ("passed", passed), ("failed", failed),
-                            ("skipped", skipped)):
+        for item, count in (
+            ("handed in", handed),
+            ("passed", passed),
+            ("failed", failed),
+            ("skipped", skipped),
+        ):
             found[exercise, item] = int(count)
         if int(failed):
-            labels = {group_label(item): item for _, item in expected_exercise_rows(assignment)
-                      if item not in ("handed in", "passed", "failed", "skipped")}
+            labels = {
+                group_label(item): item
+                for _, item in expected_exercise_rows(assignment)
+                if item not in ("handed in", "passed", "failed", "skipped")
+            }
             for row in tables.named(f"{exercise}: the {failed} failed answers"):
                 found[exercise, labels[row[0]]] = int(row[2])
     return found
 
 
 # --- the report of each assignment ------------------------------------------------------
+
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_each_exercise_counts_exactly_what_the_class_did(graded, assignment):
@@ -348,8 +444,11 @@ def test_each_exercise_counts_exactly_what_the_class_did(graded, assignment):
     assert counted(graded.csv(f"{assignment}.csv"), assignment) == expected
     shown = page_counts(graded.html(f"{assignment}.html"), assignment)
     # the page lists a failure's groups only for an exercise someone failed
-    assert shown == {k: v for k, v in expected.items() if k[1] in (
-        "handed in", "passed", "failed", "skipped") or expected[k[0], "failed"]}
+    assert shown == {
+        k: v
+        for k, v in expected.items()
+        if k[1] in ("handed in", "passed", "failed", "skipped") or expected[k[0], "failed"]
+    }
     assert f"the class report of {assignment}: " in graded.run.stdout
 
 
@@ -358,11 +457,17 @@ def test_each_known_mistake_is_named_in_the_words_of_its_self_check(graded, assi
     """Each group of a known mistake carries its hint's words, and the released notebook's
     self-check of that exercise gives that same hint (its stamp holds the words)."""
     rows = graded.csv(f"{assignment}.csv")
-    words = {(r["exercise"], r["item"]): r["words"] for r in rows if r["section"] == "mistake"
-             and r["item"] in MISTAKES}
-    expected = {(exercise, code): hint for s in handed_in(assignment)
-                for exercise, (code, hint) in s.wrong.items()
-                if exercise in EXERCISES[assignment] and code in MISTAKES}
+    words = {
+        (r["exercise"], r["item"]): r["words"]
+        for r in rows
+        if r["section"] == "mistake" and r["item"] in MISTAKES
+    }
+    expected = {
+        (exercise, code): hint
+        for s in handed_in(assignment)
+        for exercise, (code, hint) in s.wrong.items()
+        if exercise in EXERCISES[assignment] and code in MISTAKES
+    }
     assert words == expected
     tables = Tables(graded.html(f"{assignment}.html"))
     release = nbformat.read(ROOT / "notebooks" / assignment / f"{NOTEBOOKS[assignment]}.ipynb", 4)
@@ -377,11 +482,15 @@ def self_check_hints(release, exercise: str) -> set[str]:
     """The hints the released self-check of `exercise` can give, as its stamps name them: by
     a digest of their words, which are sealed with the answers of their mistake (no hint is
     readable in the setup cell; `kvlesson.grading.checks.messages.seal`)."""
-    [cell] = [c for c in release.cells
-              if c.metadata.get("nbgrader", {}).get("grade_id") == exercise]
+    [cell] = [
+        c for c in release.cells if c.metadata.get("nbgrader", {}).get("grade_id") == exercise
+    ]
     stamps = stamp_places.stamps_of(release)
-    return {hint["named"] for name in stamp_places.stamp_names(cell.source)
-            for hint in stamps[name]["hints"]}
+    return {
+        hint["named"]
+        for name in stamp_places.stamp_names(cell.source)
+        for hint in stamps[name]["hints"]
+    }
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -389,12 +498,14 @@ def test_the_scores_are_spread_as_the_class_scored(graded, assignment):
     rows = [r for r in graded.csv(f"{assignment}.csv") if r["section"] == "score"]
     scores = expected_scores(assignment)
     top = sum(POINTS[e] for e in EXERCISES[assignment])
-    assert {int(r["item"]): int(r["count"]) for r in rows} == \
-        {point: scores.get(point, 0) for point in range(top + 1)}
+    assert {int(r["item"]): int(r["count"]) for r in rows} == {
+        point: scores.get(point, 0) for point in range(top + 1)
+    }
     assert {r["out_of"] for r in rows} == {str(len(handed_in(assignment)))}
 
 
 # --- the page in a browser --------------------------------------------------------------
+
 
 def not_blank(png: bytes) -> bool:
     """A screenshot with something drawn: many colours, and a fair part not white."""
@@ -404,8 +515,7 @@ def not_blank(png: bytes) -> bool:
 
 
 @pytest.mark.parametrize("name", ["01_floor_plan.html", "course.html"])
-def test_the_page_opens_in_chromium_with_its_charts_and_their_alt_text(
-        graded, browser, name):  # noqa: F811 - test_browser's fixture
+def test_the_page_opens_in_chromium_with_its_charts_and_their_alt_text(graded, browser, name):  # noqa: F811 - test_browser's fixture
     """No console error, no failed load; every image has alt text and is drawn (the
     charts: two per assignment); the screenshot is not blank."""
     page = browser.new_page(viewport={"width": 1000, "height": 1200})
@@ -415,8 +525,10 @@ def test_the_page_opens_in_chromium_with_its_charts_and_their_alt_text(
     page.on("requestfailed", lambda r: errors.append(f"failed: {r.url}"))
     try:
         page.goto((graded.course / "reports" / name).as_uri())
-        images = page.eval_on_selector_all("img", "imgs => imgs.map(i => ({alt: i.alt, "
-                                           "width: i.naturalWidth, src: i.src.slice(0, 22)}))")
+        images = page.eval_on_selector_all(
+            "img",
+            "imgs => imgs.map(i => ({alt: i.alt, width: i.naturalWidth, src: i.src.slice(0, 22)}))",
+        )
         shot = page.screenshot(full_page=True)
     finally:
         page.close()
@@ -447,6 +559,7 @@ def test_the_score_chart_says_its_numbers_in_its_alt_text(graded):
 
 # --- names only when asked ----------------------------------------------------------------
 
+
 def visible_text(html: str) -> str:
     """The page without its embedded images (base64 can spell anything)."""
     return re.sub(r'src="data:[^"]*"', "", html)
@@ -473,14 +586,16 @@ def test_with_names_each_group_lists_its_students(graded):
     gib = next(r for r in tables.named("q1_pool_tests: the") if r[0].endswith("(gib)"))
     assert gib[-1] == "ben, cy"
     scores = {row[0]: float(row[1]) for row in tables.named("Each student")}
-    assert scores == {s.id: sum(POINTS[e] for e in EXERCISES["01_floor_plan"]
-                                if s.outcome(e)[0] == PASSED)
-                      for s in handed_in("01_floor_plan")}
+    assert scores == {
+        s.id: sum(POINTS[e] for e in EXERCISES["01_floor_plan"] if s.outcome(e)[0] == PASSED)
+        for s in handed_in("01_floor_plan")
+    }
     assert "01_floor_plan.names.html" in graded.runs["01 names"][1]
     assert "0 submissions graded in this run" in graded.runs["01 names"][1]
 
 
 # --- the course as a whole ----------------------------------------------------------------
+
 
 def expected_carries() -> dict[tuple[str, str, str], tuple[int, int]]:
     """(mistake, earlier, later) -> (made again, of those who handed the later one in)."""
@@ -491,7 +606,9 @@ def expected_carries() -> dict[tuple[str, str, str], tuple[int, int]]:
         handed = made("01_floor_plan", mistake) & {s.id for s in handed_in("02_ceiling")}
         if mistake in can_make and handed:
             out[mistake, "01_floor_plan", "02_ceiling"] = (
-                len(handed & made("02_ceiling", mistake)), len(handed))
+                len(handed & made("02_ceiling", mistake)),
+                len(handed),
+            )
     return out
 
 
@@ -505,25 +622,34 @@ def test_the_course_report_counts_how_mistakes_carry_to_the_next_notebook(graded
     assert len(made("01_floor_plan", "gib")) == 3
     assert expected["gib", "01_floor_plan", "02_ceiling"] == (1, 2)
     rows = graded.csv("course.csv")
-    carried = {(r["item"], r["assignment"], r["then"]): (int(r["count"]), int(r["out_of"]))
-               for r in rows if r["section"] == "carry"}
+    carried = {
+        (r["item"], r["assignment"], r["then"]): (int(r["count"]), int(r["out_of"]))
+        for r in rows
+        if r["section"] == "carry"
+    }
     assert carried == expected
-    made_rows = {(r["item"], r["assignment"]): int(r["count"]) for r in rows
-                 if r["section"] == "made"}
-    assert made_rows == {(m, "01_floor_plan"): len(made("01_floor_plan", m))
-                         for m, _, _ in expected}
+    made_rows = {
+        (r["item"], r["assignment"]): int(r["count"]) for r in rows if r["section"] == "made"
+    }
+    assert made_rows == {
+        (m, "01_floor_plan"): len(made("01_floor_plan", m)) for m, _, _ in expected
+    }
     table = Tables(graded.html("course.html")).named("How mistakes carry")
     shown = {(row[0], row[1], row[3]): (int(row[5]), int(row[4])) for row in table}
     assert shown == {(NAMES[m], a, b): v for (m, a, b), v in expected.items()}
     for assignment in ASSIGNMENTS:  # and each assignment's counts, as in its own report
         assert counted(rows, assignment) == expected_exercise_rows(assignment)
-    named = {(r["item"], r["then"]): r["students"] for r in graded.csv("course.names.csv")
-             if r["section"] == "carry"}
+    named = {
+        (r["item"], r["then"]): r["students"]
+        for r in graded.csv("course.names.csv")
+        if r["section"] == "carry"
+    }
     assert named["gib", "02_ceiling"] == "ben"
     assert "course.html" in graded.runs["course"][1]
 
 
 # --- the feedback -------------------------------------------------------------------------
+
 
 def comments(course: Path, student: str) -> str:
     """The comments of a student's feedback page on 01_floor_plan, as text."""
@@ -532,8 +658,10 @@ def comments(course: Path, student: str) -> str:
     return " ".join(unescape(re.sub(r"<[^>]+>", "", block)) for block in blocks)
 
 
-@pytest.mark.parametrize("student", [s.id for s in handed_in("01_floor_plan")
-                                     if s.answers["01_floor_plan"] is not NOT_JSON])
+@pytest.mark.parametrize(
+    "student",
+    [s.id for s in handed_in("01_floor_plan") if s.answers["01_floor_plan"] is not NOT_JSON],
+)
 def test_the_feedback_names_the_known_mistake_of_each_failed_exercise(graded, student):
     """Under each failed exercise, the feedback says the known mistake the answer matched,
     in the self-check's words, or that it matched none; nothing for a passed or skipped
@@ -544,8 +672,10 @@ def test_the_feedback_names_the_known_mistake_of_each_failed_exercise(graded, st
         outcome, mistake, words = me.outcome(exercise)
         line = f"{exercise}: not right"
         if outcome == FAILED and mistake:
-            assert f"{line}; your answer is the one a known mistake gives: " \
-                   f"{words.replace('`', '')}" in said, said
+            assert (
+                f"{line}; your answer is the one a known mistake gives: "
+                f"{words.replace('`', '')}" in said
+            ), said
         elif outcome == FAILED:
             assert f"{line}, and your answer matches none of the known mistakes" in said, said
             assert "Re-read" in said and "units and the rounding" not in said, said
@@ -559,8 +689,10 @@ def test_the_feedback_names_the_known_mistake_of_each_failed_exercise(graded, st
 
 # --- bad input ----------------------------------------------------------------------------
 
+
 def test_an_unknown_assignment_or_nothing_graded_gets_a_clear_error(graded, tmp_path):
     """Exit 2 and one line saying what is wrong and what is allowed; nothing written."""
+
     def grade(*args: str, course: Path = graded.course) -> str:
         code, out, err = command(*args, course=course)
         assert code == 2 and out == "" and "Traceback" not in err, (code, out, err)
@@ -571,31 +703,47 @@ def test_an_unknown_assignment_or_nothing_graded_gets_a_clear_error(graded, tmp_
         assert "unknown assignment '99_nope'" in said and "01_floor_plan, 02_ceiling" in said
     fresh = copy_course(tmp_path / "fresh", ["01_floor_plan"])
     assert "nothing is graded yet" in grade("--report", course=fresh)
-    assert "nothing of 01_floor_plan is graded yet" in grade("--report", "01_floor_plan",
-                                                             course=fresh)
+    assert "nothing of 01_floor_plan is graded yet" in grade(
+        "--report", "01_floor_plan", course=fresh
+    )
     assert "name the ASSIGNMENT to grade" in grade(course=fresh)
     assert not (fresh / "reports").exists() and not (fresh / "gradebook.db").exists()
 
 
 # --- naming a wrong answer by value, without a class ---------------------------------------
 
+
 def probe(kind: str, normal: str) -> dict:
-    return {"label": "f(1)", "kind": kind, "unit": "blocks", "places": 0, "scale": 1.0,
-            "normal": normal, "expected": {}}
+    return {
+        "label": "f(1)",
+        "kind": kind,
+        "unit": "blocks",
+        "places": 0,
+        "scale": 1.0,
+        "normal": normal,
+        "expected": {},
+    }
 
 
-@pytest.mark.parametrize(("encoded", "kind", "text"), [
-    ({"t": "int", "v": 3}, "count", "int:3"),
-    ({"t": "float", "v": 3.0}, "count", "kind:float"),
-    ({"t": "float", "v": 53.94}, "number", "num:53.9"),
-    ({"t": "error", "type": "NameError", "message": "name 'x' is not defined"}, "count",
-     "error:NameError: name 'x' is not defined"),
-    ({"t": "str", "v": "53.9 GB"}, "number", "kind:str"),
-    ({"t": "bool", "v": True}, "count", "kind:bool"),
-    ("not a record", "count", "kind:unreadable"),
-])
+@pytest.mark.parametrize(
+    ("encoded", "kind", "text"),
+    [
+        ({"t": "int", "v": 3}, "count", "int:3"),
+        ({"t": "float", "v": 3.0}, "count", "kind:float"),
+        ({"t": "float", "v": 53.94}, "number", "num:53.9"),
+        (
+            {"t": "error", "type": "NameError", "message": "name 'x' is not defined"},
+            "count",
+            "error:NameError: name 'x' is not defined",
+        ),
+        ({"t": "str", "v": "53.9 GB"}, "number", "kind:str"),
+        ({"t": "bool", "v": True}, "count", "kind:bool"),
+        ("not a record", "count", "kind:unreadable"),
+    ],
+)
 def test_an_answer_has_one_text_whatever_it_is(encoded, kind, text):
     from kvlesson.grading.checks import probes
+
     spec = probes.Probe("f(1)", lambda: None, kind, "GB", 1)
     assert probes.answer_text(spec, encoded) == text
 
@@ -606,8 +754,11 @@ def test_the_key_keeps_a_mistake_only_where_its_words_describe_what_it_gives():
         {"mistake": "ceil", "hint": "round up", "answers": [["int:1", "bool:True"]]},
         {"mistake": "float", "hint": "a float", "answers": [["kind:float", "bool:True"]]},
         {"mistake": "float", "hint": "a float", "answers": [["int:2", "kind:float"]]},
-        {"mistake": "global", "hint": "its argument", "answers": [["error:NameError: x",
-                                                                   "error:NameError: x"]]},
+        {
+            "mistake": "global",
+            "hint": "its argument",
+            "answers": [["error:NameError: x", "error:NameError: x"]],
+        },
         {"mistake": "off_by_one", "hint": "off by one", "answers": [["int:1", "bool:True"]]},
         {"mistake": "off_by_one", "hint": "off by one", "answers": [["int:2", "bool:True"]]},
     ]
@@ -618,13 +769,15 @@ def test_the_key_keeps_a_mistake_only_where_its_words_describe_what_it_gives():
     assert kept == [
         {"mistake": "float", "words": "a float", "answers": ["kind:float", "bool:True"]},
     ]
-    one_function = [{**row, "same": "f1"} if row["mistake"] in ("ceil", "off_by_one") else row
-                    for row in wrong]
+    one_function = [
+        {**row, "same": "f1"} if row["mistake"] in ("ceil", "off_by_one") else row for row in wrong
+    ]
     # the same wrong function reached by two mistakes: the first, in the cell's words
     same = key_mistakes(one_function, 0, right, {"ceil": "the cell's own words"})
     assert same == [
         {"mistake": "ceil", "words": "the cell's own words", "answers": ["int:1", "bool:True"]},
-        {"mistake": "float", "words": "a float", "answers": ["kind:float", "bool:True"]}]
+        {"mistake": "float", "words": "a float", "answers": ["kind:float", "bool:True"]},
+    ]
     exercise = {"probes": right, "mistakes": same}
     assert diagnosis.diagnose(exercise, ["int:1", "bool:True"]).mistake == "ceil"
     assert diagnosis.diagnose(exercise, ["int:1", "bool:False"]) == diagnosis.Diagnosis()
@@ -634,8 +787,10 @@ def test_a_comment_shows_its_words_as_written_once_rendered():
     from nbconvert.filters.markdown import markdown2html
 
     from kvlesson.grading.grade.store import as_markdown
-    words = ("a: 2**30 bytes; b: 2**30 bytes, `SHARE / 100 * gpu.memory_bytes` and "
-             "pool_bytes's _share_")
+
+    words = (
+        "a: 2**30 bytes; b: 2**30 bytes, `SHARE / 100 * gpu.memory_bytes` and pool_bytes's _share_"
+    )
     shown = unescape(re.sub(r"<[^>]+>", "", markdown2html(as_markdown(words)))).strip()
     assert shown == words.replace("`", "")
 
@@ -646,8 +801,11 @@ def test_the_guide_shows_the_report_and_quotes_its_numbers():
     guide = (ROOT / "docs" / "instructors.md").read_text()
     assert "](images/class_report.png)" in guide
     assert not_blank((ROOT / "docs" / "images" / "class_report.png").read_bytes())
-    quoted = re.search(r"(\d+) read GB as GiB in\s+01_floor_plan; (\d+) of them handed in\s+"
-                       r"02_ceiling, and (\d+) still did", guide)
+    quoted = re.search(
+        r"(\d+) read GB as GiB in\s+01_floor_plan; (\d+) of them handed in\s+"
+        r"02_ceiling, and (\d+) still did",
+        guide,
+    )
     assert quoted, "the guide no longer quotes the carry-over"
     again, handed = expected_carries()["gib", "01_floor_plan", "02_ceiling"]
     assert tuple(map(int, quoted.groups())) == (len(made("01_floor_plan", "gib")), handed, again)
@@ -656,7 +814,7 @@ def test_the_guide_shows_the_report_and_quotes_its_numbers():
 def test_a_page_is_written_for_an_assignment_without_exercises():
     """A reading page graded by mistake: a page with no exercise rows, and its charts."""
     from kvlesson.grading.report import page
-    report = counts.AssignmentReport("07_wrap_up", ("ann",), (), (("ann", 0.0),), 0.0,
-                                           (), ())
+
+    report = counts.AssignmentReport("07_wrap_up", ("ann",), (), (("ann", 0.0),), 0.0, (), ())
     html = page.assignment_page(report, names=False)
     assert html.count("<img ") == 2 and "ann" not in visible_text(html)

@@ -43,13 +43,16 @@ from kvlesson.lesson import real_server_numbers, sentences, sweep_sentences, tab
 from kvlesson.memory.startup import PROFILED_BYTES, startup
 from support.paths import ROOT
 
-SOLUTIONS = sorted(p for p in (ROOT / "solutions").glob("*/*.ipynb")
-                   if ".ipynb_checkpoints" not in p.parts)
+SOLUTIONS = sorted(
+    p for p in (ROOT / "solutions").glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts
+)
 NAMES = [path.parent.name for path in SOLUTIONS]
 RUN_TIMEOUT = 300  # seconds for one whole `course for` run; it takes about 35 here
-COURSE_FOR = ("import sys; from pathlib import Path; "
-              "from kvlesson.grading.build.command import course_for; "
-              "course_for(Path(sys.argv[1]), sys.argv[2], sys.argv[3], root=Path(sys.argv[4]))")
+COURSE_FOR = (
+    "import sys; from pathlib import Path; "
+    "from kvlesson.grading.build.command import course_for; "
+    "course_for(Path(sys.argv[1]), sys.argv[2], sys.argv[3], root=Path(sys.argv[4]))"
+)
 
 
 @dataclass(frozen=True)
@@ -70,15 +73,22 @@ class Run:
 
 
 RUNS = [
-    Run("h100-share50", {"GPU": "H100_80GB", "SHARE": 50},
-        options=("--gpu", "H100_80GB", "--share", "50")),
-    Run("qwen-a100-40gb", {"GPU": "A100_40GB", "MODEL": "QWEN25_7B"},
-        assignments=("00_start_here", "01_floor_plan", "02_ceiling")),
+    Run(
+        "h100-share50",
+        {"GPU": "H100_80GB", "SHARE": 50},
+        options=("--gpu", "H100_80GB", "--share", "50"),
+    ),
+    Run(
+        "qwen-a100-40gb",
+        {"GPU": "A100_40GB", "MODEL": "QWEN25_7B"},
+        assignments=("00_start_here", "01_floor_plan", "02_ceiling"),
+    ),
 ]
 RUN_NOTEBOOKS = [(run, name) for run in RUNS for name in run.names]
 
 
 # --- running the command ---------------------------------------------------------------
+
 
 def partial_root(base: Path, assignments: tuple[str, ...]) -> Path:
     """A copy of the repository's course files with only some assignments in solutions/."""
@@ -91,8 +101,15 @@ def command_for(run: Run, base: Path) -> list[str]:
     if run.options:
         return [sys.executable, "-m", "kvlesson", "for", *run.options, "--out", out]
     root = partial_root(base / f"{run.name}-source", run.assignments)
-    return [sys.executable, "-c", COURSE_FOR, out, run.parameters["GPU"],
-            run.parameters["MODEL"], str(root)]
+    return [
+        sys.executable,
+        "-c",
+        COURSE_FOR,
+        out,
+        run.parameters["GPU"],
+        run.parameters["MODEL"],
+        str(root),
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -104,13 +121,17 @@ def courses(tmp_path_factory) -> dict[str, Path]:
     try:
         for run in RUNS:
             log, command = open(base / f"{run.name}.log", "w"), command_for(run, base)
-            started[run.name] = (subprocess.Popen(command, cwd=base, env=env, stdout=log,
-                                                  stderr=subprocess.STDOUT), log, command)
+            started[run.name] = (
+                subprocess.Popen(command, cwd=base, env=env, stdout=log, stderr=subprocess.STDOUT),
+                log,
+                command,
+            )
         for name, (process, log, command) in started.items():
             code = process.wait(timeout=RUN_TIMEOUT)
             log.close()
-            assert code == 0, (f"{' '.join(command)} exited {code}:\n"
-                               f"{(base / f'{name}.log').read_text()[-4000:]}")
+            assert code == 0, (
+                f"{' '.join(command)} exited {code}:\n{(base / f'{name}.log').read_text()[-4000:]}"
+            )
     finally:
         for process, log, _ in started.values():
             if process.poll() is None:
@@ -121,6 +142,7 @@ def courses(tmp_path_factory) -> dict[str, Path]:
 
 
 # --- what kvlesson says for a setting --------------------------------------------------
+
 
 def default_parameters(name: str) -> dict:
     """The parameters cell of a notebook in solutions/, evaluated: its defaults."""
@@ -139,8 +161,7 @@ def solution_path(name: str) -> Path:
 def plain(df: pd.DataFrame) -> str:
     """A DataFrame's text/plain form as a Jupyter kernel shows it (pandas' defaults for a
     notebook: 20 columns at most, 80 characters wide)."""
-    with pd.option_context("display.max_columns", 20, "display.width", 80,
-                           "display.max_rows", 60):
+    with pd.option_context("display.max_columns", 20, "display.width", 80, "display.max_rows", 60):
         return repr(df)
 
 
@@ -157,8 +178,11 @@ def expected_outputs(name: str, parameters: dict) -> dict[str, str]:
     elif name == "02_ceiling":
         want["chats that fit"] = sentences.ceiling_view(share, longest, gpu, model).caption
         want["start-up log"] = sentences.startup_log(share, longest, gpu, model)
-        want["ceiling table"] = plain(tables.ceiling_table(
-            share, sorted({4_000, 8_000, 32_000, 128_000, longest}), gpu, model))
+        want["ceiling table"] = plain(
+            tables.ceiling_table(
+                share, sorted({4_000, 8_000, 32_000, 128_000, longest}), gpu, model
+            )
+        )
     elif name == "03_cap_sweep":
         chats = kv.lesson_chats()
         sweep = kv.cap_sweep(chats, share=share, longest=longest, gpu=gpu, model=model)
@@ -169,17 +193,20 @@ def expected_outputs(name: str, parameters: dict) -> dict[str, str]:
         hand = [kv.Chat(prompt=30, reply=10), kv.Chat(prompt=30, reply=10)]
         steps = kv.trace(hand, cap=10, blocks=4, gpu=gpu, model=model)
         want["hand case"] = sentences.trace_story(steps)
-        result = kv.serve(kv.lesson_chats(), cap=256, share=share, longest=longest, gpu=gpu,
-                          model=model)
+        result = kv.serve(
+            kv.lesson_chats(), cap=256, share=share, longest=longest, gpu=gpu, model=model
+        )
         want["pauses"] = sentences.pause_count(result, share)
     elif name == "05_real_server":  # the card as vLLM measures it, 3 GB assumed for profiling
-        want["setting"] = sentences.setting(gpu, model, share, longest, cap, PROFILED_BYTES,
-                                            measured=True)
+        want["setting"] = sentences.setting(
+            gpu, model, share, longest, cap, PROFILED_BYTES, measured=True
+        )
         want["start-up walk"] = real_server_numbers.walk(startup(gpu, model, share, longest))
     return {label: str(text) for label, text in want.items()}
 
 
 # --- reading notebooks -----------------------------------------------------------------
+
 
 def shown_texts(nb: nbformat.NotebookNode) -> list[str]:
     """Every text/plain output and printed text of a notebook, one entry per output."""
@@ -195,8 +222,9 @@ def shown_texts(nb: nbformat.NotebookNode) -> list[str]:
 
 def executed(courses: dict[str, Path], run: Run, name: str) -> nbformat.NotebookNode:
     """One executed instructor notebook of a run."""
-    return nbformat.read(courses[run.name] / "solutions" / name / solution_path(name).name,
-                         as_version=4)
+    return nbformat.read(
+        courses[run.name] / "solutions" / name / solution_path(name).name, as_version=4
+    )
 
 
 def released(courses: dict[str, Path], run: Run, name: str) -> Path:
@@ -204,8 +232,9 @@ def released(courses: dict[str, Path], run: Run, name: str) -> Path:
     return courses[run.name] / "notebooks" / name / solution_path(name).name
 
 
-def with_answers(release: Path, solution: nbformat.NotebookNode, target: Path,
-                 parameters: str | None = None) -> Path:
+def with_answers(
+    release: Path, solution: nbformat.NotebookNode, target: Path, parameters: str | None = None
+) -> Path:
     """A copy of a released notebook with every answer cell taken from `solution` (and, if
     given, its injected-parameters cell replaced by `parameters`), written to `target`."""
     nb = command.answered(nbformat.read(release, as_version=4), solution)
@@ -219,8 +248,10 @@ def with_answers(release: Path, solution: nbformat.NotebookNode, target: Path,
 
 # --- the tests -------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("run", "name"), RUN_NOTEBOOKS,
-                         ids=lambda value: getattr(value, "name", value))
+
+@pytest.mark.parametrize(
+    ("run", "name"), RUN_NOTEBOOKS, ids=lambda value: getattr(value, "name", value)
+)
 def test_outputs_follow_the_parameters(courses, run, name):
     """Each sentence and table is what kvlesson computes for the run's setting, and none is
     what the default run stored."""
@@ -233,8 +264,10 @@ def test_outputs_follow_the_parameters(courses, run, name):
     assert not errors, [f"{o.ename}: {o.evalue}" for o in errors]
     for label, text in expected_outputs(name, run.parameters).items():
         assert text in shown, f"{name} ({run.name}) does not show the {label} it should:\n{text}"
-        assert text not in stored, (f"{name}: the {label} for {run.name} equals the default "
-                                    f"run's stored output, so it does not test anything:\n{text}")
+        assert text not in stored, (
+            f"{name}: the {label} for {run.name} equals the default "
+            f"run's stored output, so it does not test anything:\n{text}"
+        )
 
 
 @pytest.mark.parametrize("run", RUNS, ids=lambda run: run.name)
@@ -254,8 +287,10 @@ def test_release_has_every_notebook_and_no_solution(courses, run):
         answer_cells = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")]
         assert answer_cells or not command.has_exercises(name), f"{path} has no answer cells"
         for cell in answer_cells:
-            assert ("raise NotImplementedError()" in cell.source
-                    or cell.source.strip() == "YOUR ANSWER HERE"), f"not a stub:\n{cell.source}"
+            assert (
+                "raise NotImplementedError()" in cell.source
+                or cell.source.strip() == "YOUR ANSWER HERE"
+            ), f"not a stub:\n{cell.source}"
         for line in solution_lines(executed(courses, run, name)):
             assert line not in text, f"{path} gives away the solution line {line!r}"
 
@@ -265,14 +300,20 @@ def solution_lines(nb: nbformat.NotebookNode) -> list[str]:
     lines = []
     for cell in nb.cells:
         inside = re.findall(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", cell.source, re.S)
-        lines += [line.strip() for block in inside for line in block.splitlines()
-                  if len(line.strip()) > 12]
+        lines += [
+            line.strip()
+            for block in inside
+            for line in block.splitlines()
+            if len(line.strip()) > 12
+        ]
     return lines
 
 
-@pytest.mark.parametrize(("run", "name"), [(RUNS[0], "01_floor_plan"), (RUNS[0], "03_cap_sweep"),
-                                           (RUNS[1], "00_start_here")],
-                         ids=lambda value: getattr(value, "name", value))
+@pytest.mark.parametrize(
+    ("run", "name"),
+    [(RUNS[0], "01_floor_plan"), (RUNS[0], "03_cap_sweep"), (RUNS[1], "00_start_here")],
+    ids=lambda value: getattr(value, "name", value),
+)
 def test_release_self_checks_hold_the_new_answers(courses, run, name, tmp_path):
     """The release's hashed self-checks (and nbgrader's validation) pass with the answers
     from the new solutions; a student never sees a check made for the default card."""
@@ -287,8 +328,12 @@ def test_release_self_checks_fail_under_the_default_setting(courses, tmp_path):
     run, name = RUNS[0], "01_floor_plan"
     release = released(courses, run, name)
     defaults = default_parameters(name)
-    filled = with_answers(release, executed(courses, run, name), tmp_path / name / release.name,
-                          parameters=f'GPU = "{defaults["GPU"]}"\nSHARE = {defaults["SHARE"]}\n')
+    filled = with_answers(
+        release,
+        executed(courses, run, name),
+        tmp_path / name / release.name,
+        parameters=f'GPU = "{defaults["GPU"]}"\nSHARE = {defaults["SHARE"]}\n',
+    )
     result = Validator().validate(str(filled))
     assert result.get("failed"), f"the default setting passed the new release's checks: {result}"
 
@@ -306,18 +351,34 @@ def test_from_a_students_notebook_folder_with_a_models_config(tmp_path):
     config.write_text(json.dumps(QWEN25_15B))
     folder = ROOT / "notebooks" / "07_wrap_up"
     env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "PYDEVD_DISABLE_FILE_VALIDATION": "1"}
-    line = [sys.executable, "-m", "kvlesson", "for", "--gpu", "A100_80GB", "--model-config",
-            str(config), "00_start_here"]
+    line = [
+        sys.executable,
+        "-m",
+        "kvlesson",
+        "for",
+        "--gpu",
+        "A100_80GB",
+        "--model-config",
+        str(config),
+        "00_start_here",
+    ]
     try:
-        refused = subprocess.run([*line, "--out", "my-course"], cwd=folder, env=env,
-                                 capture_output=True, text=True, timeout=RUN_TIMEOUT)
+        refused = subprocess.run(
+            [*line, "--out", "my-course"],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+        )
         assert refused.returncode == 2, refused.stdout + refused.stderr
         assert "the student notebooks a student's JupyterLab serves" in refused.stderr
         assert not (folder / "my-course").exists()
     finally:
         shutil.rmtree(folder / "my-course", ignore_errors=True)
-    done = subprocess.run(line, cwd=folder, env=env, capture_output=True, text=True,
-                          timeout=RUN_TIMEOUT)
+    done = subprocess.run(
+        line, cwd=folder, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT
+    )
     said = done.stdout + done.stderr
     assert done.returncode == 0, said
     assert "without encryption" not in said, said
@@ -330,15 +391,25 @@ def test_from_a_students_notebook_folder_with_a_models_config(tmp_path):
     setting = sentences.setting(kv.gpu("A100_80GB"), model, 90, 8000, 64)
     executed = nbformat.read(out / "solutions" / "00_start_here" / "start_here.ipynb", 4)
     assert any(str(setting) in text for text in shown_texts(executed)), str(setting)
-    student = with_answers(release / "start_here.ipynb", executed,
-                           tmp_path / "answered" / "start_here.ipynb")
+    student = with_answers(
+        release / "start_here.ipynb", executed, tmp_path / "answered" / "start_here.ipynb"
+    )
     shutil.copy(release / "model_config.json", student.parent)
     assert Validator().validate(str(student)) == {}
 
 
 # Qwen2.5 1.5B's config.json, the fields the course reads (Hugging Face, Qwen/Qwen2.5-1.5B).
-QWEN25_15B = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2",
-              "hidden_size": 1536, "intermediate_size": 8960, "num_hidden_layers": 28,
-              "num_attention_heads": 12, "num_key_value_heads": 2, "vocab_size": 151936,
-              "tie_word_embeddings": True, "max_position_embeddings": 131072,
-              "torch_dtype": "bfloat16", "rms_norm_eps": 1e-06}
+QWEN25_15B = {
+    "architectures": ["Qwen2ForCausalLM"],
+    "model_type": "qwen2",
+    "hidden_size": 1536,
+    "intermediate_size": 8960,
+    "num_hidden_layers": 28,
+    "num_attention_heads": 12,
+    "num_key_value_heads": 2,
+    "vocab_size": 151936,
+    "tie_word_embeddings": True,
+    "max_position_embeddings": 131072,
+    "torch_dtype": "bfloat16",
+    "rms_norm_eps": 1e-06,
+}

@@ -54,8 +54,9 @@ def graded(tmp_path_factory) -> Path:
         folder.mkdir(parents=True)
         shutil.copy(root / "notebooks" / assignment / f"{notebook}.ipynb", folder)
         (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
-        edit_notebook(folder / f"{notebook}.ipynb",
-                      answers=instructor_solutions(assignment, notebook))
+        edit_notebook(
+            folder / f"{notebook}.ipynb", answers=instructor_solutions(assignment, notebook)
+        )
     run_grade(root, GRADED, env)  # every assignment in one run, two at a time
     return root
 

@@ -43,8 +43,9 @@ SLEEPS = "\nimport time\ntime.sleep(9)\n"  # under a 10 s cell timeout: only the
 MARGIN, SHORTEST = 3, 20
 
 
-def make_course(base: Path, students: list[str], slow: tuple[str, ...] = (),
-                cell: int = 5, sleeps: int = 3) -> tuple[Path, dict]:
+def make_course(
+    base: Path, students: list[str], slow: tuple[str, ...] = (), cell: int = 5, sleeps: int = 3
+) -> tuple[Path, dict]:
     """A course copy, released, with `students` answering everything right (`slow` ones
     also sleeping in every answer cell and in `sleeps` cells of their own, 9 s each, under
     the `cell` timeout)."""
@@ -72,14 +73,23 @@ def submit(root: Path, students: list[str], slow: tuple[str, ...] = (), sleeps: 
         (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
 
 
-def grade(root: Path, env: dict, *options: str, cwd: Path | None = None,
-          wait: bool = True) -> subprocess.CompletedProcess | subprocess.Popen:
+def grade(
+    root: Path, env: dict, *options: str, cwd: Path | None = None, wait: bool = True
+) -> subprocess.CompletedProcess | subprocess.Popen:
     command = [sys.executable, "-m", "kvlesson", "grade", ASSIGNMENT, *options]
     if not wait:
-        return subprocess.Popen(command, cwd=cwd or root, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, start_new_session=True)
-    return subprocess.run(command, cwd=cwd or root, env=env, capture_output=True, text=True,
-                          timeout=600)
+        return subprocess.Popen(
+            command,
+            cwd=cwd or root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+    return subprocess.run(
+        command, cwd=cwd or root, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 def scores(root: Path) -> dict[str, float]:
@@ -124,11 +134,13 @@ def test_a_deadline_costs_one_submission_and_a_rerun_from_anywhere_finds_the_cou
     done = grade(root, env, "--course", str(root), "--jobs", "2", "--timeout", str(deadline))
     assert done.returncode == 1, done.stdout + done.stderr
     assert scores(root) == {"ann": FULL, "bob": FULL, "sleepy": 0.0}
-    assert re.search(rf"sleepy · - · -: not graded: grading took more than {deadline} s",
-                     done.stdout), done.stdout
+    assert re.search(
+        rf"sleepy · - · -: not graded: grading took more than {deadline} s", done.stdout
+    ), done.stdout
     jupyter, home = Path(env["JUPYTER_CONFIG_DIR"]), Path(env["HOME"])
     (jupyter / "nbgrader_config.py").write_text(
-        f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\n")
+        f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\n"
+    )
     again = grade(root, env, cwd=home)
     assert again.returncode == 1 and graded_now(again.stdout) == 0, again.stdout + again.stderr
     (jupyter / "nbgrader_config.py").unlink()
@@ -146,8 +158,11 @@ def test_a_worker_or_the_command_killed_midway_loses_nothing(tmp_path):
     deadline = time.monotonic() + 60
     workers = []
     while not workers and time.monotonic() < deadline:
-        workers = [p for p in children(command.pid)
-                   if b"kvlesson.grading.grade.worker" in _read(Path(f"/proc/{p}/cmdline"))]
+        workers = [
+            p
+            for p in children(command.pid)
+            if b"kvlesson.grading.grade.worker" in _read(Path(f"/proc/{p}/cmdline"))
+        ]
         time.sleep(0.2)
     assert workers, "no grading worker started"
     time.sleep(1.5)  # in the middle of the first submission
@@ -160,8 +175,11 @@ def test_a_worker_or_the_command_killed_midway_loses_nothing(tmp_path):
     before = {s: score for s, score in scores(root).items() if s in marked(root, students)}
     assert 1 <= len(before) < len(students) and set(before.values()) == {FULL}, before
     time.sleep(1.0)
-    stray = [pid for pid in started
-             if b"kvlesson.grading.grade.worker" in _read(Path(f"/proc/{pid}/cmdline"))]
+    stray = [
+        pid
+        for pid in started
+        if b"kvlesson.grading.grade.worker" in _read(Path(f"/proc/{pid}/cmdline"))
+    ]
     assert started and not stray, "a worker of the killed run is still alive"
     again = grade(root, env, "--course", str(root), "--jobs", "2")
     assert again.returncode == 0, again.stdout + again.stderr
@@ -176,7 +194,6 @@ def _read(path: Path) -> bytes:
         return b""
 
 
-
 @pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own, see the guide
 def test_an_assignment_released_without_being_generated_is_recorded_and_graded(tmp_path):
     """A fresh clone holds notebooks/, so an instructor can release an assignment that was
@@ -185,6 +202,7 @@ def test_an_assignment_released_without_being_generated_is_recorded_and_graded(t
     submission, which nbgrader leaves after a failed autograde) and grades the class."""
     root, env = make_course(tmp_path, ["ann"])
     from nbgrader.api import Gradebook as Book
+
     with Book(f"sqlite:///{root / 'gradebook.db'}", course_id="kvlesson") as gb:
         gb.remove_assignment(ASSIGNMENT)  # as after a release straight from notebooks/...
         gb.add_assignment(ASSIGNMENT)  # ...and a first, failed autograde
@@ -201,9 +219,11 @@ def test_every_process_the_grader_starts_is_isolated_and_writes_no_bytecode(tmp_
     student's json.py is not the standard library's), and writes no bytecode: a boxed
     kernel that imports a package with no fresh .pyc (a new clone) must not try."""
     from kvlesson.grading.course import isolated
+
     (tmp_path / "json.py").write_text("print('SHADOWED')\n")
-    done = subprocess.run(isolated.python("json.tool"), input='{"a": 1}', capture_output=True,
-                          text=True, cwd=tmp_path)
+    done = subprocess.run(
+        isolated.python("json.tool"), input='{"a": 1}', capture_output=True, text=True, cwd=tmp_path
+    )
     assert done.returncode == 0 and "SHADOWED" not in done.stdout, done.stdout + done.stderr
     assert {"-I", "-B"} <= set(isolated.python("json.tool"))
 
@@ -220,13 +240,20 @@ def test_generate_records_each_assignment_once_from_the_instructors_home(tmp_pat
     home, release = Path(env["HOME"]), root / "notebooks" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
 
     def generate() -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "kvlesson", "generate"], cwd=home,
-                              env=env, capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [sys.executable, "-m", "kvlesson", "generate"],
+            cwd=home,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     lost = generate()
     assert lost.returncode == 2 and "--course /path/to/the/course" in lost.stderr, lost.stderr
     (home / ".jupyter" / "nbgrader_config.py").write_text(
-        f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\n")
+        f"c = get_config()\nc.CourseDirectory.root = {str(root)!r}\n"
+    )
     first = generate()
     assert first.returncode == 0, first.stderr
     assert first.stdout.strip() == f"recorded in {root / 'gradebook.db'}: {ASSIGNMENT}"

@@ -42,11 +42,16 @@ def test_the_instructors_guide_names_every_assignment():
 
 
 def test_the_instructors_guide_lists_every_written_answer_with_its_points():
-    said = re.search(r"(\w+) are written answers that you grade by hand:\s+(.*?)\. Their",
-                     INSTRUCTORS, re.S)
+    said = re.search(
+        r"(\w+) are written answers that you grade by hand:\s+(.*?)\. Their", INSTRUCTORS, re.S
+    )
     assert said, "docs/instructors.md no longer lists the written answers"
-    listed = {cell: (assignment, float(points)) for cell, assignment, points in
-              re.findall(r"`(\w+)`\s+in\s+(\d\d_\w+)\s+\((\d+)\s+points?\)", said[2])}
+    listed = {
+        cell: (assignment, float(points))
+        for cell, assignment, points in re.findall(
+            r"`(\w+)`\s+in\s+(\d\d_\w+)\s+\((\d+)\s+points?\)", said[2]
+        )
+    }
     assert listed == written_answers()
     assert NUMBERS[said[1].lower()] == len(listed)
 

@@ -69,8 +69,11 @@ WRITTEN = "q2_answer"  # its manually graded cell
 INSTRUCTOR = "kvhteach"
 RIGHT, PARTLY, BLANK = "kvhalice", "kvhbob", "kvhcarol"  # how each student answers
 OUTSIDER = "kvhmallory"  # an account of the machine outside the course
-NAMES = {guide.GUIDE_INSTRUCTOR: INSTRUCTOR, guide.GUIDE_OUTSIDER: OUTSIDER,
-         **dict(zip(guide.GUIDE_STUDENTS, (RIGHT, PARTLY, BLANK)))}
+NAMES = {
+    guide.GUIDE_INSTRUCTOR: INSTRUCTOR,
+    guide.GUIDE_OUTSIDER: OUTSIDER,
+    **dict(zip(guide.GUIDE_STUDENTS, (RIGHT, PARTLY, BLANK))),
+}
 VENV_BIN = Path("/opt/kvlesson-hub/venv/bin")  # hub/setup.sh's environment
 MARK = ".kvlesson-hub-test"  # left in what the test makes, so a killed run's leftovers are known
 BROWSER_WAIT = 60_000  # ms for a page of JupyterLab, a hang guard only
@@ -94,11 +97,15 @@ def refuse_to_harm() -> None:
     make: a real hub's exchange or database must never be touched."""
     exchange_root = EXCHANGE.parent
     if exchange_root.exists() and not (exchange_root / MARK).exists():
-        pytest.fail(f"{exchange_root} exists and is not the hub test's: the test would use "
-                    "the guide's exchange there. Run it on a machine without a hub.")
+        pytest.fail(
+            f"{exchange_root} exists and is not the hub test's: the test would use "
+            "the guide's exchange there. Run it on a machine without a hub."
+        )
     if (STATE / "jupyterhub.sqlite").exists() and not (STATE / MARK).exists():
-        pytest.fail(f"{STATE} holds a hub's database: the test would start the guide's hub "
-                    "on it. Run it on a machine without a hub.")
+        pytest.fail(
+            f"{STATE} holds a hub's database: the test would start the guide's hub "
+            "on it. Run it on a machine without a hub."
+        )
     taken = {port: listening(port) for port in HUB_PORTS if listening(port)}
     if taken:
         pytest.fail(f"the guide's hub listens on ports {HUB_PORTS}, and these are taken: {taken}")
@@ -120,8 +127,11 @@ def remove_what_the_test_made() -> None:
 def course_repository(dest: Path) -> Path:
     """A git repository of this checkout's files (as they are now, changes included) that
     the instructor can clone in place of the guide's GitHub address."""
-    listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True,
-                            check=True).stdout.decode().split("\0")
+    listed = (
+        subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True, check=True)
+        .stdout.decode()
+        .split("\0")
+    )
     for name in filter(None, listed):
         source = ROOT / name
         if source.is_file():
@@ -151,8 +161,12 @@ class Term:
 def as_root(*blocks: str, cwd: Path) -> str:
     """Run the guide's blocks as root in one shell (later blocks use names earlier ones set),
     stopping at the first command that fails; what they printed. Fails with it if one did."""
-    done = subprocess.run(["bash", "-c", "\n".join(["set -euo pipefail", *blocks])], cwd=cwd,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", "-c", "\n".join(["set -euo pipefail", *blocks])],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, f"the guide's set-up failed:\n{done.stdout}\n{done.stderr}"
     return done.stdout + done.stderr
 
@@ -176,14 +190,19 @@ def term() -> Iterator[Term]:
         installed = as_root(blocks["install"], f"touch {STATE / MARK}", cwd=ROOT)
         as_root(blocks["passwords"], cwd=work)
         passwords = (work / "passwords.txt").stat()
-        assert (passwords.st_uid, stat.S_IMODE(passwords.st_mode)) == (0, 0o600), \
+        assert (passwords.st_uid, stat.S_IMODE(passwords.st_mode)) == (0, 0o600), (
             "the guide's passwords.txt is not root's alone"
+        )
         with (work / "passwords.txt").open("a") as file:  # what the admin types into it
             file.write(lines)
-        as_root(guide.with_accounts(blocks["accounts"], INSTRUCTOR, [RIGHT, PARTLY, BLANK]),
-                blocks["exchange"], cwd=work)
-        assert not (work / "passwords.txt").exists(), \
+        as_root(
+            guide.with_accounts(blocks["accounts"], INSTRUCTOR, [RIGHT, PARTLY, BLANK]),
+            blocks["exchange"],
+            cwd=work,
+        )
+        assert not (work / "passwords.txt").exists(), (
             "the guide's accounts block keeps passwords.txt"
+        )
         klass.make_outsiders()
         hub.start(guide.replaced(blocks["start"], guide.ADDRESS, HUB_URL), cwd=work)
         users = {name: User(hub, name, klass.passwords[name]) for name in klass.names}
@@ -203,8 +222,11 @@ def term() -> Iterator[Term]:
 def lab_page(browser, user: User):
     """A browser page of `user`'s JupyterLab, after logging in on the hub's login form (in a
     new context of `browser`, or in `browser` itself when it is a context)."""
-    context = browser if hasattr(browser, "new_page") and not hasattr(browser, "new_context") \
+    context = (
+        browser
+        if hasattr(browser, "new_page") and not hasattr(browser, "new_context")
         else browser.new_context(viewport={"width": 1400, "height": 900})
+    )
     page = context.new_page()
     page.set_default_timeout(BROWSER_WAIT)
     page.goto(f"{user.hub.url}/hub/login")
@@ -263,8 +285,11 @@ def click_in_list(page, listing: str, button: str) -> None:
 def test_the_hub_listens_on_the_loopback_address_only(term):
     found = {port: listening(port) for port in HUB_PORTS}
     assert all(found.values()), f"the hub, its API and its proxy's API should listen: {found}"
-    assert all(address in ("127.0.0.1", "::ffff:127.0.0.1") for addresses in found.values()
-               for address in addresses), found
+    assert all(
+        address in ("127.0.0.1", "::ffff:127.0.0.1")
+        for addresses in found.values()
+        for address in addresses
+    ), found
     assert (term.hub.url, BIND) == ("http://hub.localhost:8000", ("127.0.0.1", 8000))
 
 
@@ -296,7 +321,7 @@ def place_path(place: str, klass: Class) -> Path:
     path = place
     for guide_home, home in homes.items():
         if path == guide_home or path.startswith(guide_home + "/"):
-            path = home + path[len(guide_home):]
+            path = home + path[len(guide_home) :]
     if path.endswith(f"/inbound/alice+{ASSIGNMENT}+…"):
         return submission_of(RIGHT)
     if path.endswith("/feedback/….html"):
@@ -339,8 +364,9 @@ def try_operation(account: str, path: Path, operation: str) -> tuple[bool, str]:
     owner = path.stat()
     os.chown(sentinel, owner.st_uid, owner.st_gid)
     try:
-        return _ok(as_account(account,
-                              f"mv {shlex.quote(str(sentinel))} {shlex.quote(str(moved))}"))
+        return _ok(
+            as_account(account, f"mv {shlex.quote(str(sentinel))} {shlex.quote(str(moved))}")
+        )
     finally:
         sentinel.unlink(missing_ok=True)
         moved.unlink(missing_ok=True)
@@ -359,27 +385,42 @@ def check_table(klass: Class, lines: list[guide.Line], record: str) -> None:
         assert path.exists(), f"{line.place} ({path}) does not exist"
         possible = guide.ON_FOLDERS if path.is_dir() else guide.ON_FILES
         for guide_account, allowed in line.allowed.items():
-            assert allowed <= possible, \
-                f"{line.place}: {set(allowed - possible)} is not done to a " \
+            assert allowed <= possible, (
+                f"{line.place}: {set(allowed - possible)} is not done to a "
                 f"{'folder' if path.is_dir() else 'file'}"
+            )
             for operation in sorted(possible):
                 could, printed = try_operation(NAMES[guide_account], path, operation)
-                seen.append({"place": line.place, "account": guide_account, "operation": operation,
-                             "may": operation in allowed, "could": could, "printed": printed})
+                seen.append(
+                    {
+                        "place": line.place,
+                        "account": guide_account,
+                        "operation": operation,
+                        "may": operation in allowed,
+                        "could": could,
+                        "printed": printed,
+                    }
+                )
                 if could != (operation in allowed):
-                    wrong.append(f"{guide_account} {'can' if could else 'cannot'} {operation} "
-                                 f"{line.place} ({path}): {printed}")
+                    wrong.append(
+                        f"{guide_account} {'can' if could else 'cannot'} {operation} "
+                        f"{line.place} ({path}): {printed}"
+                    )
     (ARTIFACTS / f"hub-access-{record}.json").write_text(json.dumps(seen, indent=1))
-    assert not wrong, \
-        "the guide's table of who may do what is not what happens:\n" + "\n".join(wrong)
+    assert not wrong, "the guide's table of who may do what is not what happens:\n" + "\n".join(
+        wrong
+    )
 
 
 def test_the_exchange_is_the_instructors_before_anything_is_released(term):
     """Set up as the guide says, the course's folders in the exchange are there and the
     instructor's before any release: no student can take them first (it would block
     every release of the course)."""
-    exchange = [line for line in guide.table() if line.place.startswith(str(EXCHANGE))
-                and "…" not in line.place]
+    exchange = [
+        line
+        for line in guide.table()
+        if line.place.startswith(str(EXCHANGE)) and "…" not in line.place
+    ]
     assert len(exchange) == 5, [line.place for line in exchange]
     check_table(term.klass, exchange, "before-release")
 
@@ -394,8 +435,9 @@ def hand_in(page, student: User, solution: nbformat.NotebookNode, answered: set[
     path = f"{ASSIGNMENT}/{NOTEBOOK}.ipynb"
     release = nbformat.from_dict(student.server("GET", f"api/contents/{path}")["content"])
     work = signed(handed_in(release, solution, answered), student.name) if answered else release
-    student.server("PUT", f"api/contents/{path}",
-                   body={"type": "notebook", "format": "json", "content": work})
+    student.server(
+        "PUT", f"api/contents/{path}", body={"type": "notebook", "format": "json", "content": work}
+    )
     checked = ok(student.server("POST", "assignments/validate", form={"path": path}))
     click_in_list(page, "fetched_assignments_list", "Submit")
     page.locator("#submitted_assignments_list .list_item", has_text=ASSIGNMENT).first.wait_for()
@@ -433,17 +475,21 @@ def test_a_term_as_the_guide_tells_it(term, browser):
     typed(teacher, blocks["course"], **{guide.REPOSITORY: str(source)})
     clone = term.klass.home(INSTRUCTOR) / "kvlesson"
     roster = "id,first_name,last_name,email\n" + "".join(
-        f"{name},{name},Student,\n" for name in (RIGHT, PARTLY, BLANK))
-    teacher.server("PUT", "api/contents/roster.csv",
-                   body={"type": "file", "format": "text", "content": roster})  # an upload
+        f"{name},{name},Student,\n" for name in (RIGHT, PARTLY, BLANK)
+    )
+    teacher.server(
+        "PUT", "api/contents/roster.csv", body={"type": "file", "format": "text", "content": roster}
+    )  # an upload
     typed(teacher, blocks["release"])
 
     solution = nbformat.read(clone / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
     answers = answers_to_tests(solution)
     worth = points(solution)
     answered = {RIGHT: set(answers) | {WRITTEN}, PARTLY: set(list(answers)[:-1]), BLANK: set()}
-    expected = {name: sum(worth[t] for a in mine if a in answers for t in answers[a])
-                for name, mine in answered.items()}
+    expected = {
+        name: sum(worth[t] for a in mine if a in answers for t in answers[a])
+        for name, mine in answered.items()
+    }
     assert 0 < expected[PARTLY] < expected[RIGHT] and expected[BLANK] == 0
 
     # Each student, in their JupyterLab: fetch, answer, validate, submit.
@@ -456,8 +502,9 @@ def test_a_term_as_the_guide_tells_it(term, browser):
     # account outside the course tries to hand in; root plants an entry in its name.
     backdated = hand_in_backdated(BLANK)
     refused = outsider_submits()
-    assert refused[0] != 0 and f"Not submitted: the account {OUTSIDER} may not hand in" \
-        in refused[1], refused
+    assert (
+        refused[0] != 0 and f"Not submitted: the account {OUTSIDER} may not hand in" in refused[1]
+    ), refused
     plant_in_inbound(OUTSIDER)
 
     # The instructor collects and grades, in a new terminal.
@@ -466,12 +513,17 @@ def test_a_term_as_the_guide_tells_it(term, browser):
     for name in answered:
         assert f"{COURSE_ID} {name} {ASSIGNMENT} " in output, f"list --inbound shows no {name}"
     assert "SAWarning" not in output, output
-    scores = {s["student"]: s["score"] for s in
-              teacher.server("GET", f"formgrader/api/submissions/{ASSIGNMENT}")}
+    scores = {
+        s["student"]: s["score"]
+        for s in teacher.server("GET", f"formgrader/api/submissions/{ASSIGNMENT}")
+    }
     assert scores == expected  # nobody outside the roster
     assert f"{OUTSIDER} is not on the course's roster" in output, output
-    assert re.search(rf"{BLANK} .*its folder's name says it was handed in at "
-                     rf"{backdated:%Y-%m-%d %H:%M:%S} UTC, but", output), output
+    assert re.search(
+        rf"{BLANK} .*its folder's name says it was handed in at "
+        rf"{backdated:%Y-%m-%d %H:%M:%S} UTC, but",
+        output,
+    ), output
     collected = (clone / "submitted" / BLANK / ASSIGNMENT / "timestamp.txt").read_text()
     counted = datetime.datetime.strptime(collected, "%Y-%m-%d %H:%M:%S.%f UTC")
     assert counted - backdated > datetime.timedelta(minutes=50), collected  # when it arrived
@@ -494,8 +546,11 @@ def test_a_term_as_the_guide_tells_it(term, browser):
     panel.goto(f"{teacher.origin}/user/{INSTRUCTOR}/formgrader/submissions/{submission['id']}/")
     # The page fills its score boxes once its grades and comments have loaded; a score typed
     # before that is overwritten.
-    panel.wait_for_function("typeof formgrader !== 'undefined' && formgrader.grades.loaded "
-                            "&& formgrader.comments.loaded", timeout=30_000)
+    panel.wait_for_function(
+        "typeof formgrader !== 'undefined' && formgrader.grades.loaded "
+        "&& formgrader.comments.loaded",
+        timeout=30_000,
+    )
     panel.fill(f"input.score#{WRITTEN}", f"{worth[WRITTEN]:g}")
     panel.press(f"input.score#{WRITTEN}", "Tab")
     written = saved_grade(teacher, submission["id"], WRITTEN)
@@ -525,15 +580,19 @@ def hand_in_backdated(student: str) -> datetime.datetime:
     """The student hands in again from her shell: a copy of the submission her nbgrader cache
     keeps (its notebook and secret), under a folder named an hour early and with that time in
     its timestamp.txt, as if submitted then; the time the name holds."""
-    early = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) \
-        - datetime.timedelta(hours=1)
+    early = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None) - datetime.timedelta(
+        hours=1
+    )
     stamp = f"{early:%Y-%m-%d %H:%M:%S.%f} UTC"
-    earlier = shlex.quote(str(EXCHANGE / COURSE_ID / "inbound"
-                              / f"{student}+{ASSIGNMENT}+{stamp}+early"))
+    earlier = shlex.quote(
+        str(EXCHANGE / COURSE_ID / "inbound" / f"{student}+{ASSIGNMENT}+{stamp}+early")
+    )
     status, output = as_account(
-        student, f"latest=$(ls -d ~/.local/share/jupyter/nbgrader_cache/{COURSE_ID}/"
-                 f"{student}+{ASSIGNMENT}+* | tail -n 1) && cp -r \"$latest\" {earlier} && "
-                 f"printf %s {shlex.quote(stamp)} > {earlier}/timestamp.txt")
+        student,
+        f"latest=$(ls -d ~/.local/share/jupyter/nbgrader_cache/{COURSE_ID}/"
+        f'{student}+{ASSIGNMENT}+* | tail -n 1) && cp -r "$latest" {earlier} && '
+        f"printf %s {shlex.quote(stamp)} > {earlier}/timestamp.txt",
+    )
     assert status == 0, output
     return early
 
@@ -542,8 +601,10 @@ def outsider_submits() -> tuple[int, str]:
     """The account outside the course fetches the release and submits it from its shell, with
     the hub's environment; the submit's exit status and output."""
     nbgrader = VENV_BIN / "nbgrader"
-    return as_account(OUTSIDER, f"cd ~ && {nbgrader} fetch_assignment {ASSIGNMENT} && "
-                                f"{nbgrader} submit {ASSIGNMENT}")
+    return as_account(
+        OUTSIDER,
+        f"cd ~ && {nbgrader} fetch_assignment {ASSIGNMENT} && {nbgrader} submit {ASSIGNMENT}",
+    )
 
 
 def plant_in_inbound(account: str) -> None:
@@ -576,8 +637,9 @@ def test_who_may_do_what_is_as_the_guide_says(term):
 
 def test_another_accounts_token_opens_nothing_on_a_students_server(term):
     bob = term.users[PARTLY]
-    status, _, _ = bob.call("GET", f"/user/{RIGHT}/api/contents/{ASSIGNMENT}", raw=True,
-                            origin=term.users[RIGHT].origin)
+    status, _, _ = bob.call(
+        "GET", f"/user/{RIGHT}/api/contents/{ASSIGNMENT}", raw=True, origin=term.users[RIGHT].origin
+    )
     assert status == 403, status
 
 
@@ -585,24 +647,29 @@ def test_an_account_outside_the_course_cannot_log_in(term):
     """With its own right password: the hub lets in the course's two groups only."""
     with pytest.raises(HubError, match="could not log in: 403"):
         User(term.hub, OUTSIDER, term.klass.passwords[OUTSIDER]).log_in()
-    assert re.search(rf"{OUTSIDER}.* not (in allowed groups|allowed)", term.hub.log(), re.I), \
+    assert re.search(rf"{OUTSIDER}.* not (in allowed groups|allowed)", term.hub.log(), re.I), (
         term.hub.log()[-2000:]
+    )
 
 
 def page_config(user: User) -> dict:
     """The page configuration JupyterLab hands `user`'s browser, and the response headers."""
     status, headers, html = user.server("GET", "lab", raw=True)
     assert status == 200, (user.name, status)
-    data = re.search(rb'<script id="jupyter-config-data" type="application/json">(.*?)</script>',
-                     html, re.S)
+    data = re.search(
+        rb'<script id="jupyter-config-data" type="application/json">(.*?)</script>', html, re.S
+    )
     return {"config": json.loads(data[1]), "headers": headers}
 
 
 def test_students_get_the_student_interface(term, browser):
     users = term.users
     teacher, alice = users[INSTRUCTOR], users[RIGHT]
-    instructor_tools = {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment",
-                        "@jupyter/nbgrader:course-list"}
+    instructor_tools = {
+        "@jupyter/nbgrader:formgrader",
+        "@jupyter/nbgrader:create-assignment",
+        "@jupyter/nbgrader:course-list",
+    }
     student_lab, teacher_lab = page_config(alice), page_config(teacher)
     assert instructor_tools <= set(student_lab["config"]["disabledExtensions"])
     assert "@jupyter/nbgrader:assignment-list" not in student_lab["config"]["disabledExtensions"]
@@ -610,8 +677,10 @@ def test_students_get_the_student_interface(term, browser):
     assert alice.server("GET", "formgrader", raw=True)[0] == 404
     assert teacher.server("GET", "formgrader", raw=True)[0] == 200
     # Only the instructor's server may be framed (the formgrader panel), by itself.
-    csp = {name: lab["headers"].get("Content-Security-Policy", "")
-           for name, lab in ((RIGHT, student_lab), (INSTRUCTOR, teacher_lab))}
+    csp = {
+        name: lab["headers"].get("Content-Security-Policy", "")
+        for name, lab in ((RIGHT, student_lab), (INSTRUCTOR, teacher_lab))
+    }
     assert "frame-ancestors 'none'" in csp[RIGHT], csp
     assert "frame-ancestors 'self'" in csp[INSTRUCTOR], csp
 
@@ -633,8 +702,9 @@ def serve_a_page(student: User) -> str:
         for name, text in (("question.html", hub_attack.PAGE), ("other.html", hub_attack.OTHER)):
             (Path(scratch) / name).write_text(text)
         Path(scratch).chmod(0o755)
-        status, output = as_account(student.name, f"mkdir -p {folder} && cp {scratch}/*.html "
-                                                  f"{folder}/")
+        status, output = as_account(
+            student.name, f"mkdir -p {folder} && cp {scratch}/*.html {folder}/"
+        )
     assert status == 0, output
     return f"{student.origin}/user/{student.name}/lab/extensions/kvprobe/static/question.html"
 
@@ -643,13 +713,15 @@ def what_the_page_did(page, url: str, victim: User, marker: Path, mode: str) -> 
     """Open the student's page in `victim`'s browser, logged in to the hub, in `mode` (frame:
     nothing clicked; popup: the legend, then the chart); what each of its attempts got, once
     it is done."""
-    query = urllib.parse.urlencode({"victim": victim.name, "hub": victim.hub.url,
-                                    "marker": str(marker), "mode": mode})
+    query = urllib.parse.urlencode(
+        {"victim": victim.name, "hub": victim.hub.url, "marker": str(marker), "mode": mode}
+    )
     page.goto(f"{url}?{query}")
     if mode == "popup":
         page.click("#legend")
-        page.wait_for_function("document.getElementById('out').textContent"
-                               ".includes('control-popup')")
+        page.wait_for_function(
+            "document.getElementById('out').textContent.includes('control-popup')"
+        )
         page.click("#show")
     page.wait_for_function("document.title === 'done'", timeout=60_000)
     return json.loads(page.locator("#out").inner_text())
@@ -670,8 +742,9 @@ def test_a_students_page_cannot_act_for_another_account(term, browser):
     happened."""
     alice, bob, teacher = term.users[RIGHT], term.users[PARTLY], term.users[INSTRUCTOR]
     url = serve_a_page(alice)
-    status, _, body = alice.call("GET", urllib.parse.urlsplit(url).path, raw=True,
-                                 origin=alice.origin, auth=False)
+    status, _, body = alice.call(
+        "GET", urllib.parse.urlsplit(url).path, raw=True, origin=alice.origin, auth=False
+    )
     assert status == 200 and b"Show my chart" in body  # served, to anyone
     marker = Path(tempfile.gettempdir()) / f"kvlesson-acted-{secrets.token_hex(4)}"
     seen = {}
@@ -700,16 +773,19 @@ def test_a_students_page_cannot_act_for_another_account(term, browser):
         # The victim's server saw the page's websocket, with the victim's cookies, and
         # refused it for its origin.
         host = urllib.parse.urlsplit(victim.origin).netloc
-        assert f"Blocking Cross Origin WebSocket Attempt.  Origin: {alice.origin}, Host: {host}" \
-            in term.hub.log_path.read_text(errors="replace"), victim.name
+        assert (
+            f"Blocking Cross Origin WebSocket Attempt.  Origin: {alice.origin}, Host: {host}"
+            in term.hub.log_path.read_text(errors="replace")
+        ), victim.name
     for victim in (teacher, bob):  # the terminals the test opened
         for name in traces(victim)[0]:
             victim.server("DELETE", f"api/terminals/{name}")
 
 
 def test_the_guides_stop_command_stops_the_hub_and_everything_it_started(term):
-    done = subprocess.run(["bash", "-c", "set -euo pipefail\n" + term.blocks["stop"]],
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", "-c", "set -euo pipefail\n" + term.blocks["stop"]], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert term.hub.wait_stopped(30), "the hub still runs after the guide's stop command"
     left = {port: listening(port) for port in HUB_PORTS if listening(port)}

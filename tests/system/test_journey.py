@@ -53,18 +53,31 @@ ARTIFACTS = ROOT / "artifacts"
 NOTEBOOK_0 = "00_start_here/start_here.ipynb"
 NOTEBOOK_1 = "01_floor_plan/floor_plan.ipynb"
 EXERCISE = "def pool_bytes("  # Exercise 1.1: the answer cell is found by this and "YOUR CODE HERE"
-WRONG_ANSWER = ('def pool_bytes(share):\n'
-                '    """The whole allowed share, forgetting the weights and the reserve."""\n'
-                '    return share / 100 * gpu.memory_bytes\n')
-NOT_COPIED = shutil.ignore_patterns(".git", ".venv", ".kvlesson", "artifacts", "*.egg-info",
-                                    "__pycache__", ".ipynb_checkpoints", ".hypothesis")
+WRONG_ANSWER = (
+    "def pool_bytes(share):\n"
+    '    """The whole allowed share, forgetting the weights and the reserve."""\n'
+    "    return share / 100 * gpu.memory_bytes\n"
+)
+NOT_COPIED = shutil.ignore_patterns(
+    ".git",
+    ".venv",
+    ".kvlesson",
+    "artifacts",
+    "*.egg-info",
+    "__pycache__",
+    ".ipynb_checkpoints",
+    ".hypothesis",
+)
 URL = re.compile(r"http://127\.0\.0\.1:\d+/\S*\?token=\w+")
 STARTUP_TIMEOUT = 90  # seconds for open.sh to print its URL and the server to answer
 KERNEL_TIMEOUT = 60_000  # ms for a notebook's kernel to start, a cell to run
-NEWS_QUESTION = "official Jupyter news"  # JupyterLab's question: "Would you like to get notified about ..."
+NEWS_QUESTION = (
+    "official Jupyter news"  # JupyterLab's question: "Would you like to get notified about ..."
+)
 
 
 # --- the course, started through scripts/open.sh -----------------------------------------
+
 
 @dataclass(frozen=True)
 class Course:
@@ -85,8 +98,9 @@ class Course:
     def status(self, path: str) -> int:
         """The HTTP status of GET `path` on the server, with the token (OSError if nothing
         listens)."""
-        request = urllib.request.Request(f"{self.base}{path}",
-                                         headers={"Authorization": f"token {self.token}"})
+        request = urllib.request.Request(
+            f"{self.base}{path}", headers={"Authorization": f"token {self.token}"}
+        )
         try:
             with urllib.request.urlopen(request, timeout=5) as response:
                 return response.status
@@ -126,8 +140,10 @@ def printed_url(process: subprocess.Popen, log: Path) -> str:
         except OSError:
             pass  # printed, but not listening yet
         time.sleep(0.3)
-    pytest.fail(f"open.sh printed no URL that answers within {STARTUP_TIMEOUT} s:\n"
-                f"{log.read_text()[-3000:]}")
+    pytest.fail(
+        f"open.sh printed no URL that answers within {STARTUP_TIMEOUT} s:\n"
+        f"{log.read_text()[-3000:]}"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -143,21 +159,40 @@ def start(repo: Path, home: Path, *flags: str) -> Iterator[Course]:
     once it serves, stop it afterwards. Jupyter's runtime and data folders and the user
     config (used by --instructor) are in `home`."""
     home.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("JUPYTER", "VIRTUAL_ENV", "CONDA_PREFIX"))}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("JUPYTER", "VIRTUAL_ENV", "CONDA_PREFIX"))
+    }
     # JUPYTER_PREFER_ENV_PATH=1: the environment's config before the user's, as Jupyter does in
     # a virtual environment (the .venv open.sh makes), where the student's hidden tools must
     # stay hidden although the environment's nbgrader config enables them.
-    env.update(KVLESSON_PYTHON=sys.executable, JUPYTER_PREFER_ENV_PATH="1",
-               JUPYTER_CONFIG_DIR=str(home / "config"),
-               JUPYTER_RUNTIME_DIR=str(home / "runtime"), IPYTHONDIR=str(home / "ipython"),
-               PYDEVD_DISABLE_FILE_VALIDATION="1")
+    env.update(
+        KVLESSON_PYTHON=sys.executable,
+        JUPYTER_PREFER_ENV_PATH="1",
+        JUPYTER_CONFIG_DIR=str(home / "config"),
+        JUPYTER_RUNTIME_DIR=str(home / "runtime"),
+        IPYTHONDIR=str(home / "ipython"),
+        PYDEVD_DISABLE_FILE_VALIDATION="1",
+    )
     log = home / "open.log"
     with open(log, "w") as out:
         process = subprocess.Popen(
-            ["bash", str(repo / "scripts" / "open.sh"), *flags, "--no-browser",
-             "--port", str(free_port()), "--ServerApp.port_retries=0"],
-            cwd=home, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                "bash",
+                str(repo / "scripts" / "open.sh"),
+                *flags,
+                "--no-browser",
+                "--port",
+                str(free_port()),
+                "--ServerApp.port_retries=0",
+            ],
+            cwd=home,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         yield Course(printed_url(process, log), repo, log)
     finally:
@@ -178,6 +213,7 @@ def instructor_course(repo, tmp_path_factory) -> Iterator[Course]:
 
 # --- the browser -------------------------------------------------------------------------
 
+
 def shot(page: Page, stage: int, name: str) -> None:
     """Keep a screenshot of a stage of the journey: artifacts/journey-<n>-<name>.png."""
     ARTIFACTS.mkdir(exist_ok=True)
@@ -188,7 +224,8 @@ def notebook_tab(page: Page, name: str) -> Locator:
     """The notebook panel of the current main-area tab, once that tab is `name` and its
     kernel is running and idle."""
     page.locator(".jp-mod-current .lm-TabBar-tabLabel", has_text=name).first.wait_for(
-        timeout=KERNEL_TIMEOUT)
+        timeout=KERNEL_TIMEOUT
+    )
     panel = page.locator(".jp-NotebookPanel:visible").first
     wait_for_kernel(panel, KERNEL_TIMEOUT)
     return panel
@@ -224,7 +261,10 @@ def answer_and_check(answer: Locator, check: Locator, code: str) -> str:
         """([cell, before]) => {
             const p = cell.querySelector('.jp-InputPrompt').textContent.trim();
             return /^\\[\\d+\\]:$/.test(p) && p !== before;
-        }""", arg=[check.element_handle(), before], timeout=KERNEL_TIMEOUT)
+        }""",
+        arg=[check.element_handle(), before],
+        timeout=KERNEL_TIMEOUT,
+    )
     errors = check.locator(STDERR).all_inner_texts()
     if not errors:
         return "\n".join(check.locator(".jp-OutputArea-output").all_inner_texts()).strip()
@@ -242,8 +282,11 @@ def right_answer(repo: Path) -> str:
     release = nbformat.read(repo / "notebooks" / NOTEBOOK_1, as_version=4)
     solution = nbformat.read(repo / "solutions" / NOTEBOOK_1, as_version=4)
     filled = command.answered(release, solution)
-    (code,) = [new.source for old, new in zip(release.cells, filled.cells, strict=True)
-               if "YOUR CODE HERE" in old.source and EXERCISE in old.source]
+    (code,) = [
+        new.source
+        for old, new in zip(release.cells, filled.cells, strict=True)
+        if "YOUR CODE HERE" in old.source and EXERCISE in old.source
+    ]
     return code
 
 
@@ -252,12 +295,14 @@ def tool_counts(page: Page) -> dict[str, int]:
     return {
         "Nbgrader menu": page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").count(),
         "Create Assignment panel": page.locator(
-            '[data-id="nbgrader-create_assignemnt"], #nbgrader-create_assignemnt').count(),
+            '[data-id="nbgrader-create_assignemnt"], #nbgrader-create_assignemnt'
+        ).count(),
         "news question": page.get_by_text(NEWS_QUESTION).count(),
     }
 
 
 # --- the tests -----------------------------------------------------------------------------
+
 
 def test_links_between_notebooks_open_from_the_served_root():
     """open.sh serves notebooks/: every relative link in a student notebook (the course
@@ -273,7 +318,8 @@ def test_links_between_notebooks_open_from_the_served_root():
                     continue  # a web address or a heading in the same notebook
                 resolved = (path.parent / target.split("#", 1)[0]).resolve()
                 assert resolved.is_relative_to(served) and resolved.is_file(), (
-                    f"{path.relative_to(ROOT)} links to {target}, not a file under notebooks/")
+                    f"{path.relative_to(ROOT)} links to {target}, not a file under notebooks/"
+                )
                 links += 1
     assert links >= 4, f"notebook 0's course table alone links to 4 notebooks; found {links} links"
 
@@ -281,13 +327,19 @@ def test_links_between_notebooks_open_from_the_served_root():
 def test_student_settings_merge_into_existing_ones(tmp_path):
     """A shared hub's own overrides stay: the news settings are merged, not written over."""
     overrides = tmp_path / "overrides.json"
-    overrides.write_text(json.dumps({
-        "@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
-        student_lab.NEWS_PLUGIN: {"fetchNews": "true", "doNotDisturbMode": True}}))
+    overrides.write_text(
+        json.dumps(
+            {
+                "@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
+                student_lab.NEWS_PLUGIN: {"fetchNews": "true", "doNotDisturbMode": True},
+            }
+        )
+    )
     student_lab.merge_json(overrides, {student_lab.NEWS_PLUGIN: student_lab.NEWS_OFF})
     assert json.loads(overrides.read_text()) == {
         "@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
-        student_lab.NEWS_PLUGIN: {"doNotDisturbMode": True, **student_lab.NEWS_OFF}}
+        student_lab.NEWS_PLUGIN: {"doNotDisturbMode": True, **student_lab.NEWS_OFF},
+    }
     overrides.write_text("[1, 2]")
     with pytest.raises(ValueError, match="should hold a JSON object"):
         student_lab.merge_json(overrides, {})
@@ -304,14 +356,19 @@ def test_student_setup_in_its_own_config_folder(tmp_path, monkeypatch, exchange)
     from jupyterlab_server.config import get_static_page_config
 
     folder = tmp_path / "student"
-    for name, value in {"JUPYTER_CONFIG_DIR": folder, "JUPYTER_CONFIG_PATH": folder,
-                        "JUPYTERLAB_SETTINGS_DIR": folder / "lab" / "user-settings",
-                        "JUPYTER_PREFER_ENV_PATH": "1"}.items():
+    for name, value in {
+        "JUPYTER_CONFIG_DIR": folder,
+        "JUPYTER_CONFIG_PATH": folder,
+        "JUPYTERLAB_SETTINGS_DIR": folder / "lab" / "user-settings",
+        "JUPYTER_PREFER_ENV_PATH": "1",
+    }.items():
         monkeypatch.setenv(name, str(value))
     cli.main(["student", "--user", *(["--exchange"] if exchange else [])])
 
     page_config = get_static_page_config(level="all")
-    servers = ExtensionConfigManager(read_config_path=jupyter_config_path()).get_jpserver_extensions()
+    servers = ExtensionConfigManager(
+        read_config_path=jupyter_config_path()
+    ).get_jpserver_extensions()
     kept = set(student_lab.EXCHANGE_TOOLS) if exchange else set()
     for plugin in student_lab.HIDDEN_LAB_PLUGINS:
         hidden = plugin not in kept
@@ -342,7 +399,8 @@ def test_a_students_first_hour(student_course, page):
     run_all(page, panel)
     answer, check = code_cell_with(panel, "YOUR CODE HERE", EXERCISE)
     assert "NotImplementedError" in answer.inner_text(), (
-        "after Run All, the unanswered Exercise 1.1 should raise its stub's NotImplementedError")
+        "after Run All, the unanswered Exercise 1.1 should raise its stub's NotImplementedError"
+    )
     answer.scroll_into_view_if_needed()
     shot(page, 3, "run-all")
 
@@ -354,10 +412,13 @@ def test_a_students_first_hour(student_course, page):
     shot(page, 5, "right-answer")
     assert "Self-check passed" in verdict, f"the right pool_bytes got this self-check:\n{verdict}"
 
-    panel.locator(".jp-Toolbar-item", has_text="Validate").locator("jp-button, button").first.click()
+    panel.locator(".jp-Toolbar-item", has_text="Validate").locator(
+        "jp-button, button"
+    ).first.click()
     dialog = page.locator(".jp-Dialog")
     dialog.locator(".jp-Dialog-header", has_text="Validation Results").wait_for(
-        timeout=KERNEL_TIMEOUT)
+        timeout=KERNEL_TIMEOUT
+    )
     shot(page, 6, "validate")
     assert dialog.locator(".jp-Dialog-body").inner_text().strip(), "an empty validation result"
     dialog.get_by_role("button", name="Ok").click()
@@ -379,4 +440,5 @@ def test_instructor_gets_every_tool(instructor_course, page):
     assert not missing, f"the instructor's JupyterLab lacks {missing}"
     assert instructor_course.status("/formgrader") == 200
     assert instructor_course.status("/api/contents/solutions") == 200, (
-        "the instructor's server should serve the repository root")
+        "the instructor's server should serve the repository root"
+    )

@@ -88,6 +88,7 @@ FREE_TEXT = {
 class Student:
     """One student: what they do to the fetched notebook, and the score of each test
     cell they should get for it."""
+
     id: str
     does: str
     edit: Callable[[Path], None]
@@ -100,9 +101,11 @@ class Student:
 
 
 SOLVED = instructor_solutions(ASSIGNMENT, NOTEBOOK)
-WRONG_POOL = ("def pool_bytes(share):\n"
-              "    return share / 100 * gpu.memory_bytes  # forgot the weights and the reserve")
-RAISES = 'def pool_bytes(share):\n    return share / 0 * gpu.memory_bytes'
+WRONG_POOL = (
+    "def pool_bytes(share):\n"
+    "    return share / 100 * gpu.memory_bytes  # forgot the weights and the reserve"
+)
+RAISES = "def pool_bytes(share):\n    return share / 0 * gpu.memory_bytes"
 LOOPS = "while True:  # waits for an answer that never comes\n    pass"
 STRING_POOL = SOLVED["q1_answer"] + '\npool_gb = "53.9 GB"  # the unit written in'
 
@@ -120,13 +123,19 @@ def solves_exercise_1_1_only(path: Path) -> None:
 
 
 def tampers_with_the_tests(path: Path) -> None:
-    edit_notebook(path, answers={**SOLVED, "ex1_1_answer": WRONG_POOL},
-                  tests={"ex1_1_tests": "pass  # no more asserts"}, points={"ex1_2_tests": 20})
+    edit_notebook(
+        path,
+        answers={**SOLVED, "ex1_1_answer": WRONG_POOL},
+        tests={"ex1_1_tests": "pass  # no more asserts"},
+        points={"ex1_2_tests": 20},
+    )
 
 
 def raises_then_loops(path: Path) -> None:
-    edit_notebook(path, answers={"ex1_1_answer": RAISES, "ex1_2_answer": LOOPS,
-                                 "q1_answer": SOLVED["q1_answer"]})
+    edit_notebook(
+        path,
+        answers={"ex1_1_answer": RAISES, "ex1_2_answer": LOOPS, "q1_answer": SOLVED["q1_answer"]},
+    )
 
 
 def writes_the_pool_as_a_string(path: Path) -> None:
@@ -141,17 +150,38 @@ NOTHING = dict.fromkeys(POINTS, 0)
 CLASS = [
     Student("solver", "submits the instructor's solutions", solves_everything, dict(POINTS)),
     Student("blank", "submits the release untouched", changes_nothing, dict(NOTHING)),
-    Student("partial", "gets only Exercise 1.1 right", solves_exercise_1_1_only,
-            {**NOTHING, "ex1_1_tests": 2}),
-    Student("tamperer", "replaces the asserts of ex1_1_tests with `pass` (with a wrong answer) "
-            "and sets the points of ex1_2_tests to 20", tampers_with_the_tests,
-            {**POINTS, "ex1_1_tests": 0}),
-    Student("looper", "has a pool_bytes that raises and an Exercise 1.2 cell that loops forever",
-            raises_then_loops, {**NOTHING, "q1_pool_tests": 1, "q1_unused_tests": 1}),
-    Student("stringer", 'writes pool_gb = "53.9 GB"', writes_the_pool_as_a_string,
-            {**POINTS, "q1_pool_tests": 0}),
-    Student("absent", "deletes the notebook and submits an empty folder", deletes_the_notebook,
-            {}, submits_notebook=False),
+    Student(
+        "partial",
+        "gets only Exercise 1.1 right",
+        solves_exercise_1_1_only,
+        {**NOTHING, "ex1_1_tests": 2},
+    ),
+    Student(
+        "tamperer",
+        "replaces the asserts of ex1_1_tests with `pass` (with a wrong answer) "
+        "and sets the points of ex1_2_tests to 20",
+        tampers_with_the_tests,
+        {**POINTS, "ex1_1_tests": 0},
+    ),
+    Student(
+        "looper",
+        "has a pool_bytes that raises and an Exercise 1.2 cell that loops forever",
+        raises_then_loops,
+        {**NOTHING, "q1_pool_tests": 1, "q1_unused_tests": 1},
+    ),
+    Student(
+        "stringer",
+        'writes pool_gb = "53.9 GB"',
+        writes_the_pool_as_a_string,
+        {**POINTS, "q1_pool_tests": 0},
+    ),
+    Student(
+        "absent",
+        "deletes the notebook and submits an empty folder",
+        deletes_the_notebook,
+        {},
+        submits_notebook=False,
+    ),
 ]
 BY_ID = {student.id: student for student in CLASS}
 
@@ -159,6 +189,7 @@ BY_ID = {student.id: student for student in CLASS}
 @dataclass
 class Term:
     """What the class run left behind, for the tests to read."""
+
     course: Path
     homes: dict[str, Path]
     autograde: subprocess.CompletedProcess
@@ -175,8 +206,10 @@ class Term:
         """The part of nbgrader's log about one student (the grading command keeps it in
         flags/ASSIGNMENT.log)."""
         log = (self.course / "flags" / f"{ASSIGNMENT}.log").read_text()
-        starts = [(m.start(), m.group(1)) for m in
-                  re.finditer(r"^===== ([^:]+): nbgrader's log =====$", log, re.M)]
+        starts = [
+            (m.start(), m.group(1))
+            for m in re.finditer(r"^===== ([^:]+): nbgrader's log =====$", log, re.M)
+        ]
         for i, (start, who) in enumerate(starts):
             if who == student_id:
                 end = starts[i + 1][0] if i + 1 < len(starts) else len(log)
@@ -189,13 +222,25 @@ def fetch_edit_submit(student: Student, home: Path, exchange: Path) -> None:
     it, submit it. nbgrader takes the id from the Unix account, which is the same for
     every student here, hence --student."""
     env = account_env(home, student.id)
-    run_nbgrader(["fetch_assignment", ASSIGNMENT, f"--course={COURSE_ID}",
-                  f"--Exchange.root={exchange}"], home, env)
+    run_nbgrader(
+        ["fetch_assignment", ASSIGNMENT, f"--course={COURSE_ID}", f"--Exchange.root={exchange}"],
+        home,
+        env,
+    )
     notebook = home / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
     assert notebook.is_file(), f"{student.id}: fetch_assignment did not bring {notebook}"
     student.edit(notebook)
-    run_nbgrader(["submit", ASSIGNMENT, f"--course={COURSE_ID}", f"--student={student.id}",
-                  f"--Exchange.root={exchange}"], home, env)
+    run_nbgrader(
+        [
+            "submit",
+            ASSIGNMENT,
+            f"--course={COURSE_ID}",
+            f"--student={student.id}",
+            f"--Exchange.root={exchange}",
+        ],
+        home,
+        env,
+    )
 
 
 def write_roster(path: Path, students: list[Student]) -> Path:
@@ -204,7 +249,9 @@ def write_roster(path: Path, students: list[Student]) -> Path:
         writer = csv.writer(f)
         writer.writerow(["id", "first_name", "last_name", "email"])
         for student in students:
-            writer.writerow([student.id, student.id.title(), "Student", f"{student.id}@example.org"])
+            writer.writerow(
+                [student.id, student.id.title(), "Student", f"{student.id}@example.org"]
+            )
     return path
 
 
@@ -214,8 +261,10 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 
 
 CEILING, CEILING_NB, FREE_TEXT_ID, FREE_TEXT_POINTS = "02_ceiling", "ceiling", "q2_answer", 2
-AN_ANSWER = ("Blocks are handed out only as a chat grows, so a high ceiling costs nothing "
-             "until some chat is that long. Reserving the whole ceiling for each chat would.")
+AN_ANSWER = (
+    "Blocks are handed out only as a chat grows, so a high ceiling costs nothing "
+    "until some chat is that long. Reserving the whole ceiling for each chat would."
+)
 
 
 def build_ceiling_course(root: Path) -> Path:
@@ -233,7 +282,9 @@ def build_ceiling_course(root: Path) -> Path:
         (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
         if answer:
             edit_notebook(folder / release.name, answers={FREE_TEXT_ID: answer})
-    run_nbgrader(["autograde", CEILING, "--force", f"--Execute.timeout={CELL_TIMEOUT}"], course, env)
+    run_nbgrader(
+        ["autograde", CEILING, "--force", f"--Execute.timeout={CELL_TIMEOUT}"], course, env
+    )
     return course
 
 
@@ -269,8 +320,10 @@ def term(tmp_path_factory, ceiling_build) -> Term:
 
     homes = {student.id: base / "home" / student.id for student in CLASS}
     with ThreadPoolExecutor(max_workers=4) as pool:  # students work at the same time
-        done = [pool.submit(fetch_edit_submit, student, homes[student.id], exchange)
-                for student in CLASS]
+        done = [
+            pool.submit(fetch_edit_submit, student, homes[student.id], exchange)
+            for student in CLASS
+        ]
         for future in done:
             future.result()
 
@@ -278,8 +331,11 @@ def term(tmp_path_factory, ceiling_build) -> Term:
     autograde = run_grade(course, ASSIGNMENT, env)
     instructor("generate_feedback", ASSIGNMENT, "--force")
     instructor("release_feedback", ASSIGNMENT, with_exchange)
-    run_nbgrader(["fetch_feedback", ASSIGNMENT, f"--course={COURSE_ID}", with_exchange],
-                 homes["solver"], account_env(homes["solver"], "solver"))
+    run_nbgrader(
+        ["fetch_feedback", ASSIGNMENT, f"--course={COURSE_ID}", with_exchange],
+        homes["solver"],
+        account_env(homes["solver"], "solver"),
+    )
     instructor("export", "--to=grades.csv")
     return Term(course, homes, autograde, read_csv(course / "grades.csv"))
 
@@ -308,8 +364,10 @@ def test_every_student_of_the_roster_has_a_line_in_the_csv_export(term):
         if (row["assignment"], float(row["max_score"])) != (ASSIGNMENT, FULL_MARKS):
             problems.append(f"{student.id}: {row}")
         if float(row["score"]) != student.total:
-            problems.append(f"{student.id} ({student.does}): score {row['score']}, "
-                            f"expected {student.total} of {FULL_MARKS}")
+            problems.append(
+                f"{student.id} ({student.does}): score {row['score']}, "
+                f"expected {student.total} of {FULL_MARKS}"
+            )
         if not row["timestamp"]:
             problems.append(f"{student.id}: no timestamp")
     assert not problems, "\n".join(problems)
@@ -328,12 +386,16 @@ def test_each_test_cell_scores_what_the_student_earned(term):
             got = {grade.name: grade.score for grade in notebook.grades}
             table[student.id] = got
             if got != student.expected:
-                problems.append(f"{student.id} ({student.does}):\n  got      {got}\n"
-                                f"  expected {student.expected}")
+                problems.append(
+                    f"{student.id} ({student.does}):\n  got      {got}\n"
+                    f"  expected {student.expected}"
+                )
             for grade in notebook.grades:
                 if grade.max_score != POINTS[grade.name] or grade.needs_manual_grade:
-                    problems.append(f"{student.id}: {grade.name} max {grade.max_score}, "
-                                    f"needs manual grade {grade.needs_manual_grade}")
+                    problems.append(
+                        f"{student.id}: {grade.name} max {grade.max_score}, "
+                        f"needs manual grade {grade.needs_manual_grade}"
+                    )
             if gb.find_submission(ASSIGNMENT, student.id).max_score != FULL_MARKS:
                 problems.append(f"{student.id}: the assignment is not out of {FULL_MARKS}")
     assert not problems, "\n".join(problems) + f"\n\nall grades: {json.dumps(table, indent=1)}"
@@ -347,8 +409,9 @@ def test_the_empty_folder_is_recorded_as_missing_and_grading_still_succeeds(term
         submitted = sorted(s.student.id for s in gb.assignment_submissions(ASSIGNMENT))
         assert gb.find_submission(ASSIGNMENT, "absent").score == 0
     assert submitted == sorted(s.id for s in CLASS)
-    assert re.search(r"absent · - · -: no notebook was submitted", term.autograde.stdout), \
+    assert re.search(r"absent · - · -: no notebook was submitted", term.autograde.stdout), (
         term.autograde.stdout
+    )
 
 
 def test_the_grade_command_prints_each_students_score(term):
@@ -358,8 +421,9 @@ def test_the_grade_command_prints_each_students_score(term):
         if student.submits_notebook:
             line = rf"^\s+{student.id}\s+{NOTEBOOK}\s+{student.total:g} / {FULL_MARKS:g}\b"
             assert re.search(line, term.autograde.stdout, re.M), (student.id, term.autograde.stdout)
-    assert re.search(r"^\d+ flags \(also in .*flags/01_floor_plan.csv", term.autograde.stdout,
-                     re.M), term.autograde.stdout
+    assert re.search(
+        r"^\d+ flags \(also in .*flags/01_floor_plan.csv", term.autograde.stdout, re.M
+    ), term.autograde.stdout
 
 
 def test_an_edited_test_cell_is_flagged_and_the_original_test_runs(term):
@@ -371,12 +435,15 @@ def test_an_edited_test_cell_is_flagged_and_the_original_test_runs(term):
     tests cleared) is put back without a word (kvlesson/grading/course/released.py), where
     plain nbgrader warns for every test cell with hidden tests of every honest notebook."""
     changed = re.compile(r"Attribute 'checksum' for cell (\w+) has changed!")
-    assert changed.findall(term.autograde_log_of("tamperer")) == ["ex1_1_tests"], \
+    assert changed.findall(term.autograde_log_of("tamperer")) == ["ex1_1_tests"], (
         term.autograde_log_of("tamperer")
+    )
     for honest in ("solver", "partial", "blank", "stringer"):
         assert not changed.findall(term.autograde_log_of(honest)), term.autograde_log_of(honest)
-    assert "Attribute 'points' for cell ex1_2_tests has changed! (should be: 2.0, got: 20.0)" \
+    assert (
+        "Attribute 'points' for cell ex1_2_tests has changed! (should be: 2.0, got: 20.0)"
         in term.autograde_log_of("tamperer")
+    )
 
     graded = term.autograded("tamperer")
     source = read_nb(ROOT / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb")
@@ -430,7 +497,8 @@ def test_feedback_is_written_for_each_submission_and_reaches_the_student(term):
         html = page.read_text()
         assert f"Score: {float(student.total)} / {float(FULL_MARKS)}" in html, student.id
         assert "BEGIN HIDDEN TESTS" in html, (
-            "the feedback no longer shows the hidden tests: update docs/instructors.md")
+            "the feedback no longer shows the hidden tests: update docs/instructors.md"
+        )
     fetched = list((term.homes["solver"] / ASSIGNMENT / "feedback").glob(f"*/{NOTEBOOK}.html"))
     assert len(fetched) == 1, list(term.homes["solver"].rglob("*.html"))
     assert f"Score: {float(FULL_MARKS)} / {float(FULL_MARKS)}" in fetched[0].read_text()
@@ -453,7 +521,9 @@ def release_and_source(assignment: str) -> tuple[list[Path], Path]:
 
 
 def test_every_assignment_is_released():
-    assert RELEASES == sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir()), RELEASES
+    assert RELEASES == sorted(p.name for p in (ROOT / "solutions").iterdir() if p.is_dir()), (
+        RELEASES
+    )
 
 
 def leaks(name: str, content: str, secrets: dict[str, str]) -> list[str]:
@@ -463,9 +533,11 @@ def leaks(name: str, content: str, secrets: dict[str, str]) -> list[str]:
     text = content
     if name.endswith(".ipynb"):
         text = "\n".join(all_strings(json.loads(content)))
-    found = [f"{name}: marker {marker!r}" for marker in
-             ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
-             if marker in text]
+    found = [
+        f"{name}: marker {marker!r}"
+        for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+        if marker in text
+    ]
     found += [f"{name}: {kind}: {line!r}" for line, kind in secrets.items() if line in text]
     if name.endswith(".ipynb"):
         for cell in nbformat.reads(content, as_version=4).cells:
@@ -483,8 +555,11 @@ def test_the_release_holds_no_solution_and_no_hidden_test(assignment):
     released, source_path = release_and_source(assignment)
     secrets = secret_lines(read_nb(source_path))
     assert len(secrets) >= 5, f"too few secret lines found in {source_path}: {secrets}"
-    found = [leak for path in released
-             for leak in leaks(path.name, path.read_text(errors="replace"), secrets)]
+    found = [
+        leak
+        for path in released
+        for leak in leaks(path.name, path.read_text(errors="replace"), secrets)
+    ]
     assert not found, "\n".join(found)
 
 
@@ -496,12 +571,16 @@ def test_the_leak_scan_finds_a_planted_hidden_test_an_output_and_a_marker():
     path = ROOT / "notebooks" / ASSIGNMENT / f"{NOTEBOOK}.ipynb"
     assert leaks(path.name, path.read_text(), secrets) == []
 
-    line = next(line.strip() for line in between_markers(cell_by_id(source, "ex1_2_tests").source,
-                                                         HIDDEN_MARKERS) if line.strip() in secrets)
+    line = next(
+        line.strip()
+        for line in between_markers(cell_by_id(source, "ex1_2_tests").source, HIDDEN_MARKERS)
+        if line.strip() in secrets
+    )
     planted = read_nb(path)
     cell_by_id(planted, "ex1_2_tests").source += "\n" + line
-    cell_by_id(planted, "q1_answer").outputs = [nbformat.v4.new_output(
-        "execute_result", {"text/plain": "(53.9, 8.0)"}, execution_count=1)]
+    cell_by_id(planted, "q1_answer").outputs = [
+        nbformat.v4.new_output("execute_result", {"text/plain": "(53.9, 8.0)"}, execution_count=1)
+    ]
     cell_by_id(planted, "q1_answer").source += "\n### END SOLUTION"
     found = leaks(path.name, nbformat.writes(planted), secrets)
     assert len(found) == 3, found
@@ -522,16 +601,18 @@ def test_each_free_text_answer_is_manually_graded_and_its_rubric_stays_private(a
     meta = nbgrader_meta(source)
     assert source.cell_type == "markdown"
     assert (meta["solution"], meta["grade"], meta["points"]) == (True, True, points), meta
-    private = [line.strip() for line in between_markers(source.source, SOLUTION_MARKERS)
-               if line.strip()]
+    private = [
+        line.strip() for line in between_markers(source.source, SOLUTION_MARKERS) if line.strip()
+    ]
     assert any(line.startswith("Rubric") for line in private), source.source
 
     released_nb = read_nb(ROOT / "notebooks" / assignment / f"{notebook}.ipynb")
     released = cell_by_id(released_nb, grade_id)
     assert nbgrader_meta(released)["points"] == points
     assert released.source.strip() == "YOUR ANSWER HERE", released.source
-    text = "\n".join(all_strings(json.loads((ROOT / "notebooks" / assignment /
-                                             f"{notebook}.ipynb").read_text())))
+    text = "\n".join(
+        all_strings(json.loads((ROOT / "notebooks" / assignment / f"{notebook}.ipynb").read_text()))
+    )
     assert [line for line in private if line in text] == []
 
 
@@ -545,8 +626,13 @@ def free_text_grade(course: Path, student: str):
     """(auto_score, manual_score, score, max_score, needs_manual_grade) of q2_answer."""
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", course_id=COURSE_ID) as gb:
         grade = gb.find_grade(FREE_TEXT_ID, CEILING_NB, CEILING, student)
-        return (grade.auto_score, grade.manual_score, grade.score, grade.max_score,
-                grade.needs_manual_grade)
+        return (
+            grade.auto_score,
+            grade.manual_score,
+            grade.score,
+            grade.max_score,
+            grade.needs_manual_grade,
+        )
 
 
 def test_a_written_answer_waits_for_a_manual_grade_and_an_empty_one_scores_zero(ceiling_course):
@@ -569,8 +655,17 @@ def test_a_manual_grade_counts_and_survives_a_re_run_of_autograde(ceiling_course
         grade.needs_manual_grade = False
         gb.db.commit()
     assert free_text_grade(ceiling_course, "reviewed") == (None, 1.5, 1.5, FREE_TEXT_POINTS, False)
-    run_nbgrader(["autograde", CEILING, "--force", "--student=reviewed",
-                  f"--Execute.timeout={CELL_TIMEOUT}"], ceiling_course, instructor_env(ceiling_course))
+    run_nbgrader(
+        [
+            "autograde",
+            CEILING,
+            "--force",
+            "--student=reviewed",
+            f"--Execute.timeout={CELL_TIMEOUT}",
+        ],
+        ceiling_course,
+        instructor_env(ceiling_course),
+    )
     assert free_text_grade(ceiling_course, "reviewed") == (None, 1.5, 1.5, FREE_TEXT_POINTS, True)
     with Gradebook(db_url, course_id=COURSE_ID) as gb:
         assert gb.find_submission(CEILING, "reviewed").score == before + 1.5

@@ -34,7 +34,9 @@ PARAMETERS = ("GPU", "MODEL", "SHARE", "LONGEST", "CAP")
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 
 # A quantity in prose: a number followed by a unit ("53.9 GB", "4 blocks", "10%").
-UNIT = r"(?:%|GB/s|GB|GiB|MiB|MB|ms|us|s|tokens/s|tokens?|blocks?|chats?|bytes|pauses?|steps?|times)"
+UNIT = (
+    r"(?:%|GB/s|GB|GiB|MiB|MB|ms|us|s|tokens/s|tokens?|blocks?|chats?|bytes|pauses?|steps?|times)"
+)
 QUANTITY = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*" + UNIT + r"(?!\w)")
 
 
@@ -48,8 +50,11 @@ def nbgrader_meta(cell) -> dict:
 
 def prose(nb) -> str:
     """The notebook's own text: markdown cells, less code, links and answer cells."""
-    text = "\n".join(cell.source for cell in nb.cells
-                     if cell.cell_type == "markdown" and not nbgrader_meta(cell).get("solution"))
+    text = "\n".join(
+        cell.source
+        for cell in nb.cells
+        if cell.cell_type == "markdown" and not nbgrader_meta(cell).get("solution")
+    )
     text = re.sub(r"```.*?```", " ", text, flags=re.S)
     text = re.sub(r"`[^`]*`", " ", text)
     return re.sub(r"\]\([^)]*\)", "]", text)
@@ -75,8 +80,11 @@ def plain_number(text: str) -> str:
 def test_every_quantity_in_the_prose_is_an_output_of_the_notebook(path):
     nb = read(path)
     outputs = output_text(nb)
-    missing = [m.group(0) for m in QUANTITY.finditer(prose(nb))
-               if not re.search(r"(?<![\d.])" + re.escape(plain_number(m.group(1))) + r"(?![\d])", outputs)]
+    missing = [
+        m.group(0)
+        for m in QUANTITY.finditer(prose(nb))
+        if not re.search(r"(?<![\d.])" + re.escape(plain_number(m.group(1))) + r"(?![\d])", outputs)
+    ]
     assert not missing, f"{path.name} quotes numbers that no output contains: {missing}"
 
 
@@ -130,14 +138,23 @@ def test_every_explorer_stores_a_hint_not_a_widget(path):
     data = [o["data"] for o in explorers[0].outputs]
     assert data and not any(WIDGET_VIEW in d for d in data), "a stored widget view"
     still = data[0]["text/plain"]
-    assert still.startswith(f"{type_of(explorers[0].source)}. A still of this explorer at ") and \
-        "Its sliders need Python running" in still and "<img alt=" in data[0]["text/html"], still
+    assert (
+        still.startswith(f"{type_of(explorers[0].source)}. A still of this explorer at ")
+        and "Its sliders need Python running" in still
+        and "<img alt=" in data[0]["text/html"]
+    ), still
 
 
 def test_the_five_check_yourself_questions_are_graded():
     """Questions 1..5 of the lesson, spread over notebooks 1..4: autograded or by hand."""
-    ids = {path.parent.name: {nbgrader_meta(c).get("grade_id") for c in read(path).cells
-                              if nbgrader_meta(c).get("grade")} for path in SOLUTIONS}
+    ids = {
+        path.parent.name: {
+            nbgrader_meta(c).get("grade_id")
+            for c in read(path).cells
+            if nbgrader_meta(c).get("grade")
+        }
+        for path in SOLUTIONS
+    }
     assert {"q1_pool_tests", "q1_unused_tests"} <= ids["01_floor_plan"]
     assert {"q2_answer", "q3_pool_tests", "q3_blocks_tests", "q3_starts_tests"} <= ids["02_ceiling"]
     assert {"q4_numbers_tests", "q4_why"} <= ids["03_cap_sweep"]
@@ -178,8 +195,7 @@ def test_the_key_matches_what_the_hidden_tests_printed(path):
     """keys/<assignment>.json holds what the instructor's hidden tests printed when the
     build ran them (not stale): values, their normal forms, points, forbidden functions."""
     key = read_key(key_path(ROOT, path.parent.name))
-    assert stamping.stamp_problems(read(path), key) == [], (
-        "the key is stale: run kvlesson build")
+    assert stamping.stamp_problems(read(path), key) == [], "the key is stale: run kvlesson build"
 
 
 def test_the_stale_key_check_catches_a_changed_answer():
@@ -216,16 +232,19 @@ def fresh_release(tmp_path_factory) -> Path:
 
 
 def comparable(nb) -> list[tuple]:
-    return [(c.cell_type, c.source, c.metadata.get("nbgrader"), c.metadata.get("tags"))
-            for c in nb.cells]
+    return [
+        (c.cell_type, c.source, c.metadata.get("nbgrader"), c.metadata.get("tags"))
+        for c in nb.cells
+    ]
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
 def test_the_release_is_regenerated_from_the_solutions(path, fresh_release):
     committed = ROOT / "notebooks" / path.parent.name / path.name
     assert committed.exists(), f"{committed} is missing: run kvlesson build"
-    assert comparable(read(committed)) == comparable(read(fresh_release / path.parent.name / path.name)), (
-        f"notebooks/ is stale for {path.parent.name}: run kvlesson build")
+    assert comparable(read(committed)) == comparable(
+        read(fresh_release / path.parent.name / path.name)
+    ), f"notebooks/ is stale for {path.parent.name}: run kvlesson build"
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
@@ -271,9 +290,18 @@ def graded_with_q1(answer: str) -> dict[str, list]:
     nb = answered_release("01_floor_plan")
     q1 = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "q1_answer")
     q1.source += "\n" + answer
-    NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(ROOT / "notebooks" / "01_floor_plan")}}).execute()
-    return {nbgrader_meta(c)["grade_id"]: c.outputs for c in nb.cells if nbgrader_meta(c).get("grade_id")}
+    NotebookClient(
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        allow_errors=True,
+        resources={"metadata": {"path": str(ROOT / "notebooks" / "01_floor_plan")}},
+    ).execute()
+    return {
+        nbgrader_meta(c)["grade_id"]: c.outputs
+        for c in nb.cells
+        if nbgrader_meta(c).get("grade_id")
+    }
 
 
 def errors(outputs) -> list:
@@ -306,8 +334,10 @@ def test_validate_shows_a_short_test_cell_and_the_whole_verdict(tmp_path):
     dialog (nbgrader cuts each line at Validator.width, 90, with an indent and "...")."""
     nb = answered_release("06_traffic")
     answer = next(c for c in nb.cells if nbgrader_meta(c).get("grade_id") == "ex6_2_answer")
-    answer.source = ("def steps_to_read(prompt, budget, writing):\n"
-                     "    return -(-prompt // budget)")  # the issue's wrong answer: writing ignored
+    answer.source = (
+        "def steps_to_read(prompt, budget, writing):\n"
+        "    return -(-prompt // budget)"
+    )  # the issue's wrong answer: writing ignored
     path = tmp_path / "traffic.ipynb"
     nbformat.write(nb, path)
     result = validate(path)

@@ -50,12 +50,17 @@ KINDS = {"count": "int", "count_or_none": "int", "number": "num"}
 SMALL_COUNT = 100
 KNOWN_ANSWERS: dict[str, dict[str, str]] = {
     # Question 1 asks at Q1_SHARE, which no output prints (issue 28); what is left:
-    "02_ceiling": {"lowest_share_for(472_559)": "at most the longest chat a 100% share holds: "
-                   "100, the top of the range the exercise gives"},
+    "02_ceiling": {
+        "lowest_share_for(472_559)": "at most the longest chat a 100% share holds: "
+        "100, the top of the range the exercise gives"
+    },
     # a percentile by nearest rank is one of the values it ranks, and Exercise 6.1 must show
     # its list `few` (four values) for the student to work on
-    "06_traffic": {f"nearest_rank(few, {p})": "one of the four values of `few`, which the "
-                   "exercise shows as its input" for p in (50, 60, 95)},
+    "06_traffic": {
+        f"nearest_rank(few, {p})": "one of the four values of `few`, which the "
+        "exercise shows as its input"
+        for p in (50, 60, 95)
+    },
 }
 
 
@@ -118,8 +123,9 @@ def notebook_pages(site: Path) -> dict[str, Path]:
 
 
 def test_every_notebook_and_guide_has_its_page(site):
-    assert list(notebook_pages(site)) == sorted(p.name for p in (ROOT / "notebooks").iterdir()
-                                                if p.is_dir())
+    assert list(notebook_pages(site)) == sorted(
+        p.name for p in (ROOT / "notebooks").iterdir() if p.is_dir()
+    )
     for guide in (ROOT / "docs").glob("*.md"):
         assert (site / "docs" / guide.with_suffix(".html").name).is_file()
     assert (site / "index.html").is_file() and (site / "README.html").is_file()
@@ -131,9 +137,12 @@ def test_nothing_is_loaded_from_outside(site):
         found += [f"{page.relative_to(site)}: {a}" for a in read(page).loads if external(a)]
     for sheet in site.rglob("*.css"):
         text = sheet.read_text(errors="replace")
-        found += [f"{sheet.relative_to(site)}: {a}"
-                  for a in re.findall(r"url\(\s*['\"]?([^'\")]+)|@import\s+['\"]([^'\"]+)", text)
-                  for a in a if a and external(a)]
+        found += [
+            f"{sheet.relative_to(site)}: {a}"
+            for a in re.findall(r"url\(\s*['\"]?([^'\")]+)|@import\s+['\"]([^'\"]+)", text)
+            for a in a
+            if a and external(a)
+        ]
     assert found == []
 
 
@@ -142,8 +151,11 @@ def test_no_solution_hidden_test_or_record_line_on_a_page(site):
         text = html.unescape("".join(read(page).text))
         assert [m for m in MARKERS if m in text] == [], name
         (solution,) = (ROOT / "solutions" / name).glob("*.ipynb")
-        leaked = {line: where for line, where in
-                  secret_lines(nbformat.read(solution, as_version=4)).items() if line in text}
+        leaked = {
+            line: where
+            for line, where in secret_lines(nbformat.read(solution, as_version=4)).items()
+            if line in text
+        }
         assert leaked == {}, f"{name} shows solution or hidden-test lines: {leaked}"
 
 
@@ -171,10 +183,11 @@ def test_no_self_check_answer_is_shown_on_a_notebooks_page(site):
         leaks = []
         for label, kind, places, expect in visible_answers(nbformat.read(solution, as_version=4)):
             if kind in KINDS and any(
-                    not (value.is_integer() and abs(value) < SMALL_COUNT)
-                    and (text := copied_as(value, KINDS[kind], places)) is not None
-                    and selfcheck.digest(expect["salt"], text) == expect["hash"]
-                    for value in shown_numbers):
+                not (value.is_integer() and abs(value) < SMALL_COUNT)
+                and (text := copied_as(value, KINDS[kind], places)) is not None
+                and selfcheck.digest(expect["salt"], text) == expect["hash"]
+                for value in shown_numbers
+            ):
                 leaks.append(label)
         expected = list(KNOWN_ANSWERS.get(name, {}))
         assert sorted(set(leaks)) == sorted(expected), f"{name}'s page shows answers: {leaks}"
@@ -186,7 +199,8 @@ def test_every_image_says_what_it_shows_and_every_table_has_a_caption(site):
         short = [alt for alt in shown.alts if not alt or len(alt) < 40 or "/" in alt.split()[0]]
         assert short == [], f"{name}: images without a real alt text: {short}"
         course_tables = re.findall(
-            r'<table[^>]*class="[^"]*kvlesson-table[^"]*"[^>]*>\s*(<caption>)?', page.read_text())
+            r'<table[^>]*class="[^"]*kvlesson-table[^"]*"[^>]*>\s*(<caption>)?', page.read_text()
+        )
         assert all(course_tables), f"{name}: one of the course's tables has no caption"
         empty = re.findall(r"<th(?:\s[^>]*)?>\s*</th>", page.read_text())
         assert empty == [], f"{name}: {len(empty)} empty header cells (a table not captioned)"
@@ -206,8 +220,9 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def served(site):
     """The site served on 127.0.0.1 as a visitor's browser gets it: {address: page}."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
-                                             functools.partial(Quiet, directory=str(site)))
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Quiet, directory=str(site))
+    )
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{server.server_address[1]}"
     yield {f"{base}/{path.relative_to(site).as_posix()}": path for path in pages(site)}
@@ -225,6 +240,7 @@ def test_axe_finds_no_violation_on_any_page_and_nothing_leaves_the_machine(site,
             else:
                 aborted.append(request_route.request.url)
                 request_route.abort()
+
         context.route("**/*", route)
         axe.watch(context)
         start = time.monotonic()
@@ -262,9 +278,11 @@ def test_every_page_reflows_in_a_window_320_px_wide(site, served):
 def test_axe_as_run_here_finds_what_a_page_breaks():
     """The axe runs above (batched, in a watched context, split by selector) report a broken
     page: an image with no alt text inside a course-like node, an unnamed range input outside."""
-    broken = ('<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
-              '<div class="out"><img src="data:image/png;base64,iVBORw0KGgo="></div>'
-              '<input type="range"></main></body></html>')
+    broken = (
+        '<!DOCTYPE html><html lang="en"><head><title>t</title></head><body><main>'
+        '<div class="out"><img src="data:image/png;base64,iVBORw0KGgo="></div>'
+        '<input type="range"></main></body></html>'
+    )
     with chromium() as browser:
         context = browser.new_context()
         axe.watch(context)

@@ -70,8 +70,13 @@ def laptop() -> Iterator[Path]:
     try:
         home = Path(run("getent", "passwd", TA).stdout.split(":")[5])
         clone = home / "kvlesson"
-        listed = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True,
-                                check=True).stdout.decode().split("\0")
+        listed = (
+            subprocess.run(
+                ["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True, check=True
+            )
+            .stdout.decode()
+            .split("\0")
+        )
         for name in filter(None, listed):
             if (ROOT / name).is_file():
                 (clone / name).parent.mkdir(parents=True, exist_ok=True)
@@ -87,8 +92,14 @@ def typed(block: str, clone: Path) -> str:
     """The TA types `block` in the repository root, with the course's environment first on
     PATH (what `. .venv/bin/activate` gives); what it printed. Fails with it if a command
     failed."""
-    script = "\n".join(["set -euo pipefail", f"cd {shlex.quote(str(clone))}",
-                        f"export PATH={ENVIRONMENT}:/usr/local/bin:/usr/bin:/bin", block])
+    script = "\n".join(
+        [
+            "set -euo pipefail",
+            f"cd {shlex.quote(str(clone))}",
+            f"export PATH={ENVIRONMENT}:/usr/local/bin:/usr/bin:/bin",
+            block,
+        ]
+    )
     status, output = as_account(TA, f"bash -c {shlex.quote(script)}", timeout=600)
     assert status == 0, f"the TA typed the guide's block and it failed:\n{block}\n{output}"
     return output
@@ -101,16 +112,19 @@ def test_a_ta_grades_a_download_and_a_handed_over_file_without_root(laptop):
     solution = nbformat.read(clone / "solutions" / ASSIGNMENT / f"{NOTEBOOK}.ipynb", 4)
     answers, worth = answers_to_tests(solution), points(solution)
     answered = {"ada": set(answers), "bea": set(list(answers)[:1]), "cal": set()}
-    expected = {name: sum(worth[t] for a in mine for t in answers[a])
-                for name, mine in answered.items()}
+    expected = {
+        name: sum(worth[t] for a in mine for t in answers[a]) for name, mine in answered.items()
+    }
     assert 0 < expected["bea"] < expected["ada"]
 
     # What the platform's download holds (Canvas's names: a late one, one handed in again),
     # and ada's notebook as a file of its own.
     with tempfile.TemporaryDirectory() as scratch:
         made = Path(scratch)
-        for name, file in (("bea", f"bea_1002_2002_{NOTEBOOK}.ipynb"),
-                           ("cal", f"cal_late_1003_2003_{NOTEBOOK}-1.ipynb")):
+        for name, file in (
+            ("bea", f"bea_1002_2002_{NOTEBOOK}.ipynb"),
+            ("cal", f"cal_late_1003_2003_{NOTEBOOK}-1.ipynb"),
+        ):
             nbformat.write(handed_in(release, solution, answered[name]), made / file)
         with zipfile.ZipFile(made / "submissions.zip", "w") as archive:
             for file in sorted(made.glob("*.ipynb")):
@@ -118,8 +132,9 @@ def test_a_ta_grades_a_download_and_a_handed_over_file_without_root(laptop):
         (home / "Downloads").mkdir()
         shutil.copy(made / "submissions.zip", home / "Downloads")
         (home / "from-ada").mkdir()
-        nbformat.write(handed_in(release, solution, answered["ada"]),
-                       home / "from-ada" / f"{NOTEBOOK}.ipynb")
+        nbformat.write(
+            handed_in(release, solution, answered["ada"]), home / "from-ada" / f"{NOTEBOOK}.ipynb"
+        )
     run("chown", "-R", f"{TA}:", str(home))
 
     assert "the grading box works on this account" in typed(steps["check"], clone)
@@ -130,8 +145,10 @@ def test_a_ta_grades_a_download_and_a_handed_over_file_without_root(laptop):
         assert (clone / "submitted" / name / ASSIGNMENT / f"{NOTEBOOK}.ipynb").is_file(), name
 
     output = typed(steps["grade"], clone)
-    scores = {m[1]: float(m[2]) for m in
-              re.finditer(rf"^\s*(\w+)\s+{NOTEBOOK}\s+([\d.]+) / [\d.]+", output, re.M)}
+    scores = {
+        m[1]: float(m[2])
+        for m in re.finditer(rf"^\s*(\w+)\s+{NOTEBOOK}\s+([\d.]+) / [\d.]+", output, re.M)
+    }
     assert scores == expected, output
     report = clone / "reports" / f"{ASSIGNMENT}.html"
     assert report.is_file() and report.stat().st_uid != 0, output

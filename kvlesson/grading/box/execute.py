@@ -50,8 +50,9 @@ def lost_kernel(error: BaseException) -> str | None:
         return KILLED
     if isinstance(error, CellTimeoutError):
         return STUCK
-    if isinstance(error, ValueError) and str(error).startswith(("Invalid Signature",
-                                                                 "Duplicate Signature")):
+    if isinstance(error, ValueError) and str(error).startswith(
+        ("Invalid Signature", "Duplicate Signature")
+    ):
         return KILLED
     return None
 
@@ -60,6 +61,7 @@ class BoxedKernelManager(AsyncKernelManager):
     """A kernel manager whose kernel command is the box launcher: the kernelspec is the
     notebook's own (python3), with its command replaced and interrupts sent as messages
     (a signal cannot reach a kernel in its own session)."""
+
     launcher = List(Unicode(), help="the launcher's command, before ipykernel's arguments")
 
     @property
@@ -79,26 +81,43 @@ class BoxedKernelManager(AsyncKernelManager):
 
 class BoxedExecute(Execute):
     """nbgrader's Execute, with each kernel in the box and a rescue for lost cells."""
-    boxed = Bool(True, help="run each kernel in the bubblewrap box (needs `bwrap`); "
-                 "switch off only where student code is trusted").tag(config=True)
-    hide = List(Unicode(), help="more folders to hide from the kernel (the course root and "
-                "the grading run's folder, when a grading worker runs autograde elsewhere)"
-                ).tag(config=True)
-    ledger = Unicode("", help="a JSON file of the exercises' forbidden functions and the "
-                     "hashes of the course's own cells, for the watch's ledger (the grading "
-                     "command writes one per submission); empty: no ledger").tag(config=True)
-    package = Unicode("", help="a copy of kvlesson to run the kernel with in place of the "
-                      "installed one (kvlesson.grading.box.withheld: the second run of a "
-                      "submission, without its exercises' forbidden functions); empty: the "
-                      "installed one").tag(config=True)
-    font_cache = Unicode("", help="matplotlib's list of the machine's fonts, made once "
-                         "(kvlesson.grading.box.fonts); empty: each kernel makes its own"
-                         ).tag(config=True)
-    memory_bytes = Int(Limits.memory_bytes, help="address space each process of a graded "
-                       "kernel may take, bytes").tag(config=True)
+
+    boxed = Bool(
+        True,
+        help="run each kernel in the bubblewrap box (needs `bwrap`); "
+        "switch off only where student code is trusted",
+    ).tag(config=True)
+    hide = List(
+        Unicode(),
+        help="more folders to hide from the kernel (the course root and "
+        "the grading run's folder, when a grading worker runs autograde elsewhere)",
+    ).tag(config=True)
+    ledger = Unicode(
+        "",
+        help="a JSON file of the exercises' forbidden functions and the "
+        "hashes of the course's own cells, for the watch's ledger (the grading "
+        "command writes one per submission); empty: no ledger",
+    ).tag(config=True)
+    package = Unicode(
+        "",
+        help="a copy of kvlesson to run the kernel with in place of the "
+        "installed one (kvlesson.grading.box.withheld: the second run of a "
+        "submission, without its exercises' forbidden functions); empty: the "
+        "installed one",
+    ).tag(config=True)
+    font_cache = Unicode(
+        "",
+        help="matplotlib's list of the machine's fonts, made once "
+        "(kvlesson.grading.box.fonts); empty: each kernel makes its own",
+    ).tag(config=True)
+    memory_bytes = Int(
+        Limits.memory_bytes, help="address space each process of a graded kernel may take, bytes"
+    ).tag(config=True)
     processes = Int(Limits.processes, help="processes a graded kernel may run").tag(config=True)
-    disk_bytes = Int(Limits.disk_bytes, help="bytes each writable folder of the box may hold "
-                     "(the working copy, /tmp, home)").tag(config=True)
+    disk_bytes = Int(
+        Limits.disk_bytes,
+        help="bytes each writable folder of the box may hold (the working copy, /tmp, home)",
+    ).tag(config=True)
 
     def create_kernel_manager(self) -> AsyncKernelManager:
         if not self.boxed:
@@ -130,13 +149,24 @@ class BoxedExecute(Execute):
             copy = connections / "ledger.json"  # inside the box, where the watch can read it
             shutil.copy(self.ledger, copy)
             ledger = ["--ledger", str(copy)]
-        return [*isolated.python("kvlesson.grading.box"), "--course", str(course),
-                "--work", str(work), "--connections", str(connections),
-                "--events", str(self._events), "--hide", str(exchange),
-                *[arg for path in self.hide for arg in ("--hide", path)], *ledger,
-                *(["--package", self.package] if self.package else []),
-                *(["--font-cache", self.font_cache] if self.font_cache else []),
-                *limits.arguments()]
+        return [
+            *isolated.python("kvlesson.grading.box"),
+            "--course",
+            str(course),
+            "--work",
+            str(work),
+            "--connections",
+            str(connections),
+            "--events",
+            str(self._events),
+            "--hide",
+            str(exchange),
+            *[arg for path in self.hide for arg in ("--hide", path)],
+            *ledger,
+            *(["--package", self.package] if self.package else []),
+            *(["--font-cache", self.font_cache] if self.font_cache else []),
+            *limits.arguments(),
+        ]
 
     def preprocess(self, nb: NotebookNode, resources=None, km=None):
         """Run every cell; after a lost or stuck cell, restart and go on."""
@@ -200,8 +230,11 @@ class BoxedExecute(Execute):
         lines in what it prints, before any `clear_output`, output widget or nbgrader's limit
         of lines can touch them."""
         content = msg.get("content") or {}
-        if self._catcher is not None and msg.get("msg_type") == "stream" \
-                and content.get("name") == "stdout":
+        if (
+            self._catcher is not None
+            and msg.get("msg_type") == "stream"
+            and content.get("name") == "stdout"
+        ):
             self._catcher.take(str(content.get("text", "")))
         return super().process_message(msg, cell, cell_index)
 
@@ -224,11 +257,18 @@ class BoxedExecute(Execute):
         """Cell `index` lost its kernel: give it an error output (its tests score 0), flag
         it, and have the kernel killed rather than waited for."""
         cell = self.nb.cells[index]
-        reason = (f"cell {index} {kind}: it scores 0, the kernel was restarted and "
-                  "grading went on with the next cell")
-        cell.setdefault("outputs", []).append(NotebookNode(
-            output_type="error", ename=RESCUE_ERRORS[kind], evalue=reason,
-            traceback=[f"{RESCUE_ERRORS[kind]}: {reason}"]))
+        reason = (
+            f"cell {index} {kind}: it scores 0, the kernel was restarted and "
+            "grading went on with the next cell"
+        )
+        cell.setdefault("outputs", []).append(
+            NotebookNode(
+                output_type="error",
+                ename=RESCUE_ERRORS[kind],
+                evalue=reason,
+                traceback=[f"{RESCUE_ERRORS[kind]}: {reason}"],
+            )
+        )
         self._lost.add(index)
         self._flags.append(box_flag(self.nb, index, kind, reason))
         self.log.warning("kvlesson box: %s", reason)
@@ -256,12 +296,21 @@ class BoxedExecute(Execute):
                 if count == "-":  # a cell run again, out of history: flagged already
                     continue
                 ran = ran_in(count, index, self._counts)
-                self._flags.append(box_flag(self.nb, ran, FORBIDDEN,
-                                            f"cell {ran} ran {reason.rsplit('.', 1)[-1]} "
-                                            f"(from {detail})", reason))
+                self._flags.append(
+                    box_flag(
+                        self.nb,
+                        ran,
+                        FORBIDDEN,
+                        f"cell {ran} ran {reason.rsplit('.', 1)[-1]} (from {detail})",
+                        reason,
+                    )
+                )
                 continue
-            self._flags.append(box_flag(self.nb, index, TAMPERING,
-                                        f"cell {index} {reason} ({event} {detail})".strip()))
+            self._flags.append(
+                box_flag(
+                    self.nb, index, TAMPERING, f"cell {index} {reason} ({event} {detail})".strip()
+                )
+            )
 
 
 def ran_in(count: str, index: int, counts: dict[str, int]) -> int:

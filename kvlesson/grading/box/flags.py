@@ -18,11 +18,13 @@ from kvlesson.grading.course.results import Flag, flag_from
 METADATA_KEY = "kvlesson_box"
 
 
-def box_flag(nb: nbformat.NotebookNode, index: int, kind: str, reason: str,
-             function: str = "") -> Flag:
+def box_flag(
+    nb: nbformat.NotebookNode, index: int, kind: str, reason: str, function: str = ""
+) -> Flag:
     """A flag of the box's on cell `index` of `nb` (its grade id, if nbgrader tracks it)."""
-    return Flag(reason, kind, cell=grade_id_of(nb.cells[index]) or "", index=index,
-                function=function)
+    return Flag(
+        reason, kind, cell=grade_id_of(nb.cells[index]) or "", index=index, function=function
+    )
 
 
 def write_flags(nb: nbformat.NotebookNode, flags: list[Flag], boxed: bool) -> None:

@@ -16,8 +16,10 @@ import sys
 from pathlib import Path
 
 # Run in a fresh Python: matplotlib makes its list in MPLCONFIGDIR, and says where.
-MAKE = ("import matplotlib, matplotlib.font_manager as fm, pathlib; "
-        "print(next(pathlib.Path(matplotlib.get_cachedir()).glob('fontlist-*.json')))")
+MAKE = (
+    "import matplotlib, matplotlib.font_manager as fm, pathlib; "
+    "print(next(pathlib.Path(matplotlib.get_cachedir()).glob('fontlist-*.json')))"
+)
 
 
 @functools.lru_cache(maxsize=4)
@@ -30,8 +32,9 @@ def font_cache(folder: Path) -> str:
         return str(made[0])
     folder.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "MPLCONFIGDIR": str(folder)}
-    done = subprocess.run([sys.executable, "-I", "-c", MAKE], env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", MAKE], env=env, capture_output=True, text=True, timeout=300
+    )
     path = done.stdout.strip().splitlines()[-1] if done.returncode == 0 and done.stdout else ""
     return path if path and Path(path).is_file() else ""
 

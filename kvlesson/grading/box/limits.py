@@ -32,8 +32,14 @@ class Limits:
 
     def arguments(self) -> list[str]:
         """The launcher's options that carry these limits."""
-        return ["--memory", str(self.memory_bytes), "--processes", str(self.processes),
-                "--disk", str(self.disk_bytes)]
+        return [
+            "--memory",
+            str(self.memory_bytes),
+            "--processes",
+            str(self.processes),
+            "--disk",
+            str(self.disk_bytes),
+        ]
 
 
 def threads_of(uid: int) -> int:
@@ -41,8 +47,9 @@ def threads_of(uid: int) -> int:
     count = 0
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
-            fields = dict(line.split(":", 1) for line in status.read_text().splitlines()
-                          if ":" in line)
+            fields = dict(
+                line.split(":", 1) for line in status.read_text().splitlines() if ":" in line
+            )
         except OSError:
             continue
         if int(fields.get("Uid", "-1").split()[0]) == uid:

@@ -35,8 +35,17 @@ from kvlesson.grading.box.fonts import where_matplotlib_looks
 
 BWRAP = "bwrap"  # Debian package `bubblewrap`
 # Environment variables the kernel keeps; everything else (tokens, the hub's API key) is dropped.
-KEPT_ENVIRONMENT = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "PYTHONPATH", "MPLBACKEND",
-                    "NBGRADER_EXECUTION", "PYDEVD_DISABLE_FILE_VALIDATION")
+KEPT_ENVIRONMENT = (
+    "PATH",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TZ",
+    "PYTHONPATH",
+    "MPLBACKEND",
+    "NBGRADER_EXECUTION",
+    "PYDEVD_DISABLE_FILE_VALIDATION",
+)
 
 
 def bwrap_path() -> str:
@@ -44,8 +53,10 @@ def bwrap_path() -> str:
     how to install it, or why it cannot box here."""
     found = shutil.which(BWRAP)
     if found is None:
-        raise RuntimeError("the grading box needs bubblewrap: install it with "
-                           "`apt-get install bubblewrap` (Debian, Ubuntu) and grade again")
+        raise RuntimeError(
+            "the grading box needs bubblewrap: install it with "
+            "`apt-get install bubblewrap` (Debian, Ubuntu) and grade again"
+        )
     problem = box_problem(found)
     if problem:
         raise RuntimeError(problem)
@@ -57,20 +68,26 @@ def box_problem(bwrap: str) -> str:
     """Why `bwrap` cannot make a box as this account ("" if it can), in words: as an
     ordinary user it needs unprivileged user namespaces, which some machines forbid."""
     try:
-        done = subprocess.run([bwrap, "--ro-bind", "/", "/", "--unshare-all", "true"],
-                              capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [bwrap, "--ro-bind", "/", "/", "--unshare-all", "true"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"the grading box cannot start: {bwrap} does not run ({error})"
     if done.returncode == 0:
         return ""
     said = (done.stderr.strip().splitlines() or ["no message"])[-1]
     account = pwd.getpwuid(os.getuid()).pw_name
-    return (f"the grading box cannot start here: bubblewrap cannot make a box as the account "
-            f"{account} ({bwrap}: {said}). As an ordinary user it needs unprivileged user "
-            f"namespaces, which this machine forbids: on Ubuntu 24.04 and later root may "
-            f"allow them with `sysctl kernel.apparmor_restrict_unprivileged_userns=0`, on "
-            f"older Debian kernels with `sysctl kernel.unprivileged_userns_clone=1`; in a "
-            f"container, grade outside it. Check with `bwrap --ro-bind / / --unshare-all true`.")
+    return (
+        f"the grading box cannot start here: bubblewrap cannot make a box as the account "
+        f"{account} ({bwrap}: {said}). As an ordinary user it needs unprivileged user "
+        f"namespaces, which this machine forbids: on Ubuntu 24.04 and later root may "
+        f"allow them with `sysctl kernel.apparmor_restrict_unprivileged_userns=0`, on "
+        f"older Debian kernels with `sysctl kernel.unprivileged_userns_clone=1`; in a "
+        f"container, grade outside it. Check with `bwrap --ro-bind / / --unshare-all true`."
+    )
 
 
 def inside(path: Path, folder: Path) -> bool:
@@ -81,8 +98,14 @@ def inside(path: Path, folder: Path) -> bool:
 # The system a Python kernel needs: programs, libraries, fonts, time zones, the machine's
 # configuration, what the kernel may learn of the hardware; and Debian's links into /usr.
 SYSTEM = (Path("/usr"), Path("/etc"), Path("/sys"))
-SYSTEM_LINKS = (Path("/bin"), Path("/sbin"), Path("/lib"), Path("/lib64"), Path("/lib32"),
-                Path("/libx32"))
+SYSTEM_LINKS = (
+    Path("/bin"),
+    Path("/sbin"),
+    Path("/lib"),
+    Path("/lib64"),
+    Path("/lib32"),
+    Path("/libx32"),
+)
 
 
 def system_arguments() -> list[str]:
@@ -117,8 +140,11 @@ def kvlesson_folders() -> list[Path]:
     import kvlesson
 
     found = {Path(kvlesson.__file__).resolve().parent}
-    found.update((Path(entry) / "kvlesson").resolve() for entry in sys.path
-                 if entry and (Path(entry) / "kvlesson" / "__init__.py").is_file())
+    found.update(
+        (Path(entry) / "kvlesson").resolve()
+        for entry in sys.path
+        if entry and (Path(entry) / "kvlesson" / "__init__.py").is_file()
+    )
     return sorted(found)
 
 
@@ -142,6 +168,7 @@ class Walls:
     read-only, and `connections` (the kernel's
     connection files) is bound writable. Each writable folder holds `disk_bytes` at most.
     """
+
     work: Path
     connections: Path
     hidden: tuple[Path, ...]
@@ -153,9 +180,16 @@ class Walls:
     files: tuple[tuple[Path, Path], ...] = ()  # (a file, where the box shows it read-only)
 
     @classmethod
-    def for_submission(cls, course: Path, work: Path, connections: Path,
-                       also_hidden: tuple[Path, ...] = (), disk_bytes: int = 256 * 2**20,
-                       package: Path | None = None, font_cache: Path | None = None) -> Walls:
+    def for_submission(
+        cls,
+        course: Path,
+        work: Path,
+        connections: Path,
+        also_hidden: tuple[Path, ...] = (),
+        disk_bytes: int = 256 * 2**20,
+        package: Path | None = None,
+        font_cache: Path | None = None,
+    ) -> Walls:
         """The walls for grading the working copy `work` of a course rooted at `course`:
         the course root, the course repository, the exchange and any `also_hidden` folder
         disappear, the grader's home and /tmp are emptied; Python and kvlesson stay readable
@@ -165,15 +199,31 @@ class Walls:
         home = Path.home().resolve()
         scratch = tuple(sorted({Path("/tmp"), Path("/var/tmp")} | ({home} - {Path("/")})))
         emptied = hidden + scratch
-        shown = tuple(p for p in package_paths()
-                      if any(inside(p, e) for e in emptied) and p not in emptied)
+        shown = tuple(
+            p for p in package_paths() if any(inside(p, e) for e in emptied) and p not in emptied
+        )
         packages = tuple(p for p in package_paths() if not any(inside(p, e) for e in emptied))
-        replaced = () if package is None else tuple(
-            (package.resolve(), folder) for folder in kvlesson_folders())
-        files = () if font_cache is None else (
-            (font_cache.resolve(), where_matplotlib_looks(home, font_cache)),)
-        return cls(work.resolve(), connections.resolve(), hidden, scratch, shown, disk_bytes,
-                   packages, replaced, files)
+        replaced = (
+            ()
+            if package is None
+            else tuple((package.resolve(), folder) for folder in kvlesson_folders())
+        )
+        files = (
+            ()
+            if font_cache is None
+            else ((font_cache.resolve(), where_matplotlib_looks(home, font_cache)),)
+        )
+        return cls(
+            work.resolve(),
+            connections.resolve(),
+            hidden,
+            scratch,
+            shown,
+            disk_bytes,
+            packages,
+            replaced,
+            files,
+        )
 
     def arguments(self) -> list[str]:
         """bwrap's arguments for these walls, in the order bwrap needs (a folder emptied
@@ -181,13 +231,18 @@ class Walls:
         size = ["--size", str(self.disk_bytes)]
         args = [*system_arguments(), "--dev", "/dev", "--proc", "/proc"]
         for path in sorted(self.packages, key=lambda p: len(p.parts)):
-            if not any(inside(path, other) for other in self.packages if other != path) \
-                    and not any(inside(path, system) for system in SYSTEM):
+            if not any(inside(path, other) for other in self.packages if other != path) and not any(
+                inside(path, system) for system in SYSTEM
+            ):
                 args += ["--ro-bind", str(path), str(path)]
         for path in sorted(self.hidden + self.scratch, key=lambda p: len(p.parts)):
-            args += (["--ro-bind", "/dev/null", str(path)] if path.is_file()
-                     else [*size, "--tmpfs", str(path)] if path in self.scratch
-                     else ["--tmpfs", str(path)])
+            args += (
+                ["--ro-bind", "/dev/null", str(path)]
+                if path.is_file()
+                else [*size, "--tmpfs", str(path)]
+                if path in self.scratch
+                else ["--tmpfs", str(path)]
+            )
         for path in self.shown:
             args += ["--ro-bind", str(path), str(path)]
         for copy, folder in self.replaced:
@@ -217,8 +272,18 @@ def environment_arguments(home: Path) -> list[str]:
     # init, pid 1) nor prints its connection banner. PYTHONDONTWRITEBYTECODE: the system is
     # read-only in the box, and an import that tried to refresh a stale .pyc in the package
     # would be reported as the student's cell writing outside its working copy.
-    args = ["--clearenv", "--setenv", "HOME", str(home), "--setenv", "JPY_PARENT_PID", "1",
-            "--setenv", "PYTHONDONTWRITEBYTECODE", "1"]
+    args = [
+        "--clearenv",
+        "--setenv",
+        "HOME",
+        str(home),
+        "--setenv",
+        "JPY_PARENT_PID",
+        "1",
+        "--setenv",
+        "PYTHONDONTWRITEBYTECODE",
+        "1",
+    ]
     for name in KEPT_ENVIRONMENT:
         if name in os.environ:
             args += ["--setenv", name, os.environ[name]]
@@ -227,5 +292,13 @@ def environment_arguments(home: Path) -> list[str]:
 
 def bwrap_command(walls: Walls, command: list[str]) -> list[str]:
     """The whole command that runs `command` in the box, in the working copy."""
-    return [bwrap_path(), *walls.arguments(), *isolation_arguments(),
-            *environment_arguments(Path.home()), "--chdir", str(walls.work), "--", *command]
+    return [
+        bwrap_path(),
+        *walls.arguments(),
+        *isolation_arguments(),
+        *environment_arguments(Path.home()),
+        "--chdir",
+        str(walls.work),
+        "--",
+        *command,
+    ]

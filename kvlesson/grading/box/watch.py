@@ -41,15 +41,24 @@ from kvlesson.grading.checks import forbidden
 
 # Audit events (https://docs.python.org/3/library/audit_events.html) refused to cell code.
 REFUSED = {
-    "subprocess.Popen": "starts a process", "os.system": "starts a process",
-    "os.exec": "starts a process", "os.posix_spawn": "starts a process",
-    "os.spawn": "starts a process", "os.fork": "starts a process",
-    "os.forkpty": "starts a process", "os.kill": "sends a signal",
-    "os.killpg": "sends a signal", "ctypes.dlopen": "loads C code (ctypes)",
-    "ctypes.dlsym": "loads C code (ctypes)", "ctypes.cdata": "reads raw memory (ctypes)",
-    "socket.connect": "opens a network connection", "socket.bind": "opens a network socket",
-    "socket.sendto": "opens a network connection", "sys.addaudithook": "adds an audit hook",
-    "sys.setprofile": "sets a profile function", "sys.settrace": "sets a trace function",
+    "subprocess.Popen": "starts a process",
+    "os.system": "starts a process",
+    "os.exec": "starts a process",
+    "os.posix_spawn": "starts a process",
+    "os.spawn": "starts a process",
+    "os.fork": "starts a process",
+    "os.forkpty": "starts a process",
+    "os.kill": "sends a signal",
+    "os.killpg": "sends a signal",
+    "ctypes.dlopen": "loads C code (ctypes)",
+    "ctypes.dlsym": "loads C code (ctypes)",
+    "ctypes.cdata": "reads raw memory (ctypes)",
+    "socket.connect": "opens a network connection",
+    "socket.bind": "opens a network socket",
+    "socket.sendto": "opens a network connection",
+    "sys.addaudithook": "adds an audit hook",
+    "sys.setprofile": "sets a profile function",
+    "sys.settrace": "sets a trace function",
 }
 REPORTED = {"open": "writes a file outside its working copy"}
 WRITE_MODES = frozenset("wax+")
@@ -58,8 +67,6 @@ LINE_LIMIT = 400  # characters of one report line (a pipe write up to 4,096 byte
 
 class Refused(PermissionError):
     """What cell code gets when the box refuses an operation."""
-
-
 
 
 def prefixes(paths: list[Path]) -> tuple[str, ...]:
@@ -113,7 +120,8 @@ def install(fd: int, work: Path, scratch: list[Path], hidden: list[Path]) -> Non
             if writes and is_a(path, (text, raw)) and from_a_cell():
                 full = realpath(path if is_a(path, text) else path.decode("utf-8", "replace"))
                 harmless = full.startswith(in_work) or (
-                    full.startswith(in_scratch) and not full.startswith(in_hidden))
+                    full.startswith(in_scratch) and not full.startswith(in_hidden)
+                )
                 if not harmless:
                     report(event, reported[event], full)
 
@@ -122,14 +130,21 @@ def install(fd: int, work: Path, scratch: list[Path], hidden: list[Path]) -> Non
 
 def main(argv: list[str] | None = None) -> None:
     """Install the hook, then run ipykernel with the remaining arguments."""
-    parser = argparse.ArgumentParser(prog="python -m kvlesson.grading.box.watch",
-                                     allow_abbrev=False)
+    parser = argparse.ArgumentParser(
+        prog="python -m kvlesson.grading.box.watch", allow_abbrev=False
+    )
     parser.add_argument("--fd", type=int, required=True, help="the report pipe")
     parser.add_argument("--work", type=Path, required=True, help="the working copy")
-    parser.add_argument("--scratch", type=Path, action="append", default=[],
-                        help="an emptied, writable folder of the box")
-    parser.add_argument("--hidden", type=Path, action="append", default=[],
-                        help="a hidden folder of the box")
+    parser.add_argument(
+        "--scratch",
+        type=Path,
+        action="append",
+        default=[],
+        help="an emptied, writable folder of the box",
+    )
+    parser.add_argument(
+        "--hidden", type=Path, action="append", default=[], help="a hidden folder of the box"
+    )
     parser.add_argument("--ledger", type=Path, help="forbidden functions to watch for (JSON)")
     args, kernel_args = parser.parse_known_args(argv)
     import matplotlib.font_manager  # noqa: F401 - its first load, before any cell
@@ -149,9 +164,14 @@ def import_path(work: Path) -> None:
     """The kernel's import path without the current folder and the working copy (isolated
     mode leaves both off already; this keeps it so whatever started the kernel)."""
     folder = str(work.resolve())
-    sys.path[:] = [entry for entry in sys.path if entry and entry != "."
-                   and os.path.realpath(entry) != folder
-                   and not os.path.realpath(entry).startswith(folder + os.sep)]
+    sys.path[:] = [
+        entry
+        for entry in sys.path
+        if entry
+        and entry != "."
+        and os.path.realpath(entry) != folder
+        and not os.path.realpath(entry).startswith(folder + os.sep)
+    ]
 
 
 def preload(modules: list[str]) -> None:

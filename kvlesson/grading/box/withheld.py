@@ -39,10 +39,17 @@ WITHHELD = "withheld by the grader"  # the start of what a withheld function rai
 
 def _stub(function: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
     """Replace a function's body by a raise that says it is withheld."""
-    message = (f"{function.name} is {WITHHELD} in this run: the answer is worked out "
-               "again without the functions its exercise forbids")
-    function.body = [ast.Raise(exc=ast.Call(func=ast.Name("RuntimeError", ast.Load()),
-                                            args=[ast.Constant(message)], keywords=[]))]
+    message = (
+        f"{function.name} is {WITHHELD} in this run: the answer is worked out "
+        "again without the functions its exercise forbids"
+    )
+    function.body = [
+        ast.Raise(
+            exc=ast.Call(
+                func=ast.Name("RuntimeError", ast.Load()), args=[ast.Constant(message)], keywords=[]
+            )
+        )
+    ]
 
 
 def as_data(value: object, namespace: dict) -> ast.expr:
@@ -72,7 +79,8 @@ def carry(tree: ast.Module, module: str, names: frozenset[str]) -> bool:
             continue
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
         if not all(isinstance(t, ast.Name) for t in targets) or not forbidden.used_in(
-                ast.unparse(statement.value), vars(loaded), codes):
+            ast.unparse(statement.value), vars(loaded), codes
+        ):
             continue
         statement.value = as_data(getattr(loaded, targets[0].id), vars(loaded))
         changed = True
@@ -88,8 +96,7 @@ def withhold(source: str, names: frozenset[str], module: str | None = None) -> s
     for node in tree.body:
         members = node.body if isinstance(node, ast.ClassDef) else [node]
         for member in members:
-            if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                    and member.name in names:
+            if isinstance(member, (ast.FunctionDef, ast.AsyncFunctionDef)) and member.name in names:
                 _stub(member)
                 found = True
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n" if found else None

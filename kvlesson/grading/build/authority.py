@@ -23,9 +23,16 @@ SIDES = ("record", "verify")  # the hidden test, the self-check
 
 def _probe_lists(source: str) -> list[tuple[str, str]]:
     """(side, the source of its list of probes) for each record and verify call, in order."""
-    calls = sorted((node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
-                    and isinstance(node.func, ast.Attribute) and node.func.attr in SIDES),
-                   key=lambda node: (node.lineno, node.col_offset))
+    calls = sorted(
+        (
+            node
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in SIDES
+        ),
+        key=lambda node: (node.lineno, node.col_offset),
+    )
     found = []
     for call in calls:
         listed = call.args[1] if call.func.attr == "record" else call.args[0]
@@ -40,8 +47,9 @@ def _answer(probe) -> str:
         return f"error:{type(error).__name__}: {error}"
 
 
-def answers(source: str, functions: list[str], out_path: str,
-            namespace: dict | None = None) -> None:
+def answers(
+    source: str, functions: list[str], out_path: str, namespace: dict | None = None
+) -> None:
     """In the kernel, after the test cell `source` ran (it declared its rules): write to
     `out_path` {"authority": whether one is declared, "sides": [[side, [[label, normal of
     the authority's answer, or None for a variable it does not answer], ...]], ...]};
@@ -51,17 +59,31 @@ def answers(source: str, functions: list[str], out_path: str,
     authority = rules.CURRENT.authority
     result: dict = {"authority": authority is not None, "sides": []}
     if authority is not None:
-        swaps = dict(authority) if isinstance(authority, dict) else {
-            name: authority for name in functions}
+        swaps = (
+            dict(authority)
+            if isinstance(authority, dict)
+            else {name: authority for name in functions}
+        )
         for side, listed in _probe_lists(source):
             made = eval(listed, namespace)
             kept = {name: namespace[name] for name in swaps if name in namespace}
             try:
                 for name, standin in swaps.items():
                     namespace[name] = standin() if isinstance(authority, dict) else standin
-                result["sides"].append([side, [
-                    [p.label, _answer(p) if not isinstance(authority, dict) or p.label in swaps
-                     else None] for p in made]])
+                result["sides"].append(
+                    [
+                        side,
+                        [
+                            [
+                                p.label,
+                                _answer(p)
+                                if not isinstance(authority, dict) or p.label in swaps
+                                else None,
+                            ]
+                            for p in made
+                        ],
+                    ]
+                )
             finally:
                 for name in swaps:
                     namespace.pop(name, None)

@@ -50,10 +50,13 @@ DEFAULT_OUT = "~/kvlesson-for-GPU-MODEL"  # where `kvlesson for` writes without 
 def assignments(root: Path = ROOT) -> list[str]:
     """The course's assignments, in order: the folders of solutions/."""
     if not (root / "solutions").is_dir():
-        raise ValueError(f"no solutions/ folder in {root}: run this from a checkout of the "
-                         "course repository (pip install -e .)")
-    return sorted(p.name for p in (root / "solutions").iterdir() if p.is_dir()
-                  and not p.name.startswith("."))
+        raise ValueError(
+            f"no solutions/ folder in {root}: run this from a checkout of the "
+            "course repository (pip install -e .)"
+        )
+    return sorted(
+        p.name for p in (root / "solutions").iterdir() if p.is_dir() and not p.name.startswith(".")
+    )
 
 
 def notebook_paths(folder: Path) -> list[Path]:
@@ -64,9 +67,12 @@ def notebook_paths(folder: Path) -> list[Path]:
 def has_exercises(name: str, root: Path = ROOT) -> bool:
     """Whether an assignment grades anything: False for a reading page (the closing page),
     whose release has no answer cell and no test to fail."""
-    return any(meta(cell).get("grade")
-               for path in notebook_paths(root / "solutions") if path.parent.name == name
-               for cell in nbformat.read(path, as_version=4).cells)
+    return any(
+        meta(cell).get("grade")
+        for path in notebook_paths(root / "solutions")
+        if path.parent.name == name
+        for cell in nbformat.read(path, as_version=4).cells
+    )
 
 
 COURSE_FILES = ("nbgrader_config.py",)  # what nbgrader reads in a course root
@@ -81,8 +87,11 @@ def copy_course(dest: Path, names: list[str] | None = None, root: Path = ROOT) -
     for name in COURSE_FILES:
         shutil.copy(root / name, dest / name)
     for name in names or assignments(root):
-        shutil.copytree(root / "solutions" / name, dest / "solutions" / name,
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        shutil.copytree(
+            root / "solutions" / name,
+            dest / "solutions" / name,
+            ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
+        )
         key = key_path(root, name)
         if key.is_file():
             key_path(dest, name).parent.mkdir(exist_ok=True)
@@ -90,13 +99,17 @@ def copy_course(dest: Path, names: list[str] | None = None, root: Path = ROOT) -
     return dest
 
 
-def answered(release: nbformat.NotebookNode,
-             solution: nbformat.NotebookNode) -> nbformat.NotebookNode:
+def answered(
+    release: nbformat.NotebookNode, solution: nbformat.NotebookNode
+) -> nbformat.NotebookNode:
     """The student notebook with every answer cell filled in as the instructor's version
     answers it (matched by nbgrader grade id, solution markers removed): a student who
     gets everything right."""
-    answers = {grade_id_of(cell): answer_code(cell.source)
-               for cell in solution.cells if meta(cell).get("solution")}
+    answers = {
+        grade_id_of(cell): answer_code(cell.source)
+        for cell in solution.cells
+        if meta(cell).get("solution")
+    }
     filled = copy.deepcopy(release)
     for cell in filled.cells:
         if meta(cell).get("solution"):
@@ -117,8 +130,9 @@ def clean(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
-def execute(path: Path, root: Path, parameters: dict | None = None,
-            target: Path | None = None) -> None:
+def execute(
+    path: Path, root: Path, parameters: dict | None = None, target: Path | None = None
+) -> None:
     """Run one instructor notebook top to bottom in its own folder (with `parameters`
     injected as papermill does, if any), stamp its self-checks, store it cleaned at
     `target` (default: in place), and write its key into the course root `root`."""
@@ -126,22 +140,27 @@ def execute(path: Path, root: Path, parameters: dict | None = None,
     if parameters:
         from papermill.iorw import load_notebook_node
         from papermill.parameterize import parameterize_notebook
-        nb = parameterize_notebook(load_notebook_node(str(path)), parameters,
-                                   kernel_name="python3", language="python")
+
+        nb = parameterize_notebook(
+            load_notebook_node(str(path)), parameters, kernel_name="python3", language="python"
+        )
     assignment = path.parent.name
     # the probes are searched for the course's own setting, in the build; a course for
     # other hardware keeps them (its self-checks hold that setting's answers)
     # in the folder the notebook is stored in: a course for a model's config.json finds it there
-    key = stamping.execute_and_stamp(nb, (target or path).parent, assignment,
-                                     search=not parameters)
+    key = stamping.execute_and_stamp(nb, (target or path).parent, assignment, search=not parameters)
     for count, cell in enumerate((c for c in nb.cells if c.cell_type == "code"), start=1):
         cell.execution_count = count  # the stamping runs extra code between cells
         for output in cell.outputs:
             if "execution_count" in output:
                 output["execution_count"] = count
     nbformat.write(clean(nb), target or path)
-    key.update(tables_for([c.source for c in nb.cells if c.cell_type == "code"],
-                          key_path(path.parents[2], assignment) if parameters else None))
+    key.update(
+        tables_for(
+            [c.source for c in nb.cells if c.cell_type == "code"],
+            key_path(path.parents[2], assignment) if parameters else None,
+        )
+    )
     write_key(key_path(root, assignment), key)
 
 
@@ -157,8 +176,10 @@ def build(root: Path = ROOT, names: list[str] | None = None) -> None:
     known = assignments(root)
     unknown = sorted(set(names or ()) - set(known))
     if unknown:
-        raise ValueError(f"no assignment {', '.join(unknown)} in solutions/; "
-                         f"the assignments are {', '.join(known)}")
+        raise ValueError(
+            f"no assignment {', '.join(unknown)} in solutions/; "
+            f"the assignments are {', '.join(known)}"
+        )
     for path in notebook_paths(root / "solutions"):
         if names and path.parent.name not in names:
             continue
@@ -177,8 +198,10 @@ def record(start: Path, names: list[str], course: Path | None = None) -> str:
     known = assignments(root)
     unknown = sorted(set(names) - set(known))
     if unknown:
-        raise ValueError(f"no assignment {', '.join(unknown)} in {root / 'solutions'}; "
-                         f"the assignments are {', '.join(known)}")
+        raise ValueError(
+            f"no assignment {', '.join(unknown)} in {root / 'solutions'}; "
+            f"the assignments are {', '.join(known)}"
+        )
     course_ = Course(root, config)
     made = gradebook.record_assignments(course_, names or known)
     kept = [name for name in names or known if name not in made]
@@ -197,15 +220,19 @@ def served_release(path: Path) -> Path | None:
     return None
 
 
-def default_out(gpu: str, model: str, share: int | None, longest: int | None,
-                cap: int | None) -> Path:
+def default_out(
+    gpu: str, model: str, share: int | None, longest: int | None, cap: int | None
+) -> Path:
     """Where `kvlesson for` writes when no --out is given: a folder of the home folder named
     after the setting, outside any course."""
     if model.endswith(".json"):  # a config.json: named after its folder
         model = Path(model).expanduser().resolve().parent.name or "model"
     parts = [gpu, model]
-    parts += [f"{name}{value}" for name, value in (("share", share), ("longest", longest),
-                                                   ("cap", cap)) if value is not None]
+    parts += [
+        f"{name}{value}"
+        for name, value in (("share", share), ("longest", longest), ("cap", cap))
+        if value is not None
+    ]
     return Path.home() / ("kvlesson-for-" + "-".join(parts))
 
 
@@ -215,10 +242,12 @@ def check_out(out: Path) -> Path:
     out = Path(out).expanduser().resolve()
     release = served_release(out)
     if release is not None:
-        raise ValueError(f"out {out} is inside {release}, the student notebooks a student's "
-                         f"JupyterLab serves, and the course for a card holds every answer "
-                         f"(solutions/, keys/): give a folder outside it, such as "
-                         f"~/my-course, or leave --out out (it then goes to {DEFAULT_OUT})")
+        raise ValueError(
+            f"out {out} is inside {release}, the student notebooks a student's "
+            f"JupyterLab serves, and the course for a card holds every answer "
+            f"(solutions/, keys/): give a folder outside it, such as "
+            f"~/my-course, or leave --out out (it then goes to {DEFAULT_OUT})"
+        )
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise ValueError(f"out must be a new or empty folder, got {out} with files in it")
     return out
@@ -243,18 +272,26 @@ def model_parameter(model: str | None, config: Path | None) -> tuple[str, dict |
     try:
         body = json.loads(config.read_text())
     except (OSError, ValueError) as error:
-        raise ValueError(f"model-config {config} cannot be read as a config.json: {error}") \
-            from error
+        raise ValueError(
+            f"model-config {config} cannot be read as a config.json: {error}"
+        ) from error
     if not isinstance(body, dict):
         raise ValueError(f"model-config {config} holds no JSON object: not a config.json")
     body.setdefault("_name_or_path", config.resolve().parent.name)
     return MODEL_CONFIG, body
 
 
-def course_for(out: Path | None, gpu: str, model: str = "LLAMA_31_8B",
-               share: int | None = None, longest: int | None = None, cap: int | None = None,
-               root: Path = ROOT, model_config: Path | None = None,
-               names: list[str] | None = None) -> Path:
+def course_for(
+    out: Path | None,
+    gpu: str,
+    model: str = "LLAMA_31_8B",
+    share: int | None = None,
+    longest: int | None = None,
+    cap: int | None = None,
+    root: Path = ROOT,
+    model_config: Path | None = None,
+    names: list[str] | None = None,
+) -> Path:
     """Write the course for other hardware into `out` (default: a new folder of the home
     folder named after the setting): executed instructor notebooks in out/solutions, and the
     student release in out/notebooks; the assignments `names` only, if given. The model is a
@@ -266,20 +303,28 @@ def course_for(out: Path | None, gpu: str, model: str = "LLAMA_31_8B",
     from kvlesson.memory.floor import check_starts, memory_parts
     from kvlesson.memory.specs import Model, gpu as find_gpu, model as find_model
     from kvlesson.serving.server import LESSON_LONGEST, LESSON_SHARE
+
     parameter, config = model_parameter(model, model_config)
     chosen = Model.from_hf_config(config) if config else find_model(parameter)
     # A clear error for a wrong name, a share out of range, or a setting where the server
     # cannot start (the notebooks serve at it), before any work. ServerWontStart is a
     # ValueError; the defaults are the notebooks' (their parameters cells).
-    check_starts(memory_parts(LESSON_SHARE if share is None else share, find_gpu(gpu), chosen),
-                 LESSON_LONGEST if longest is None else longest)
+    check_starts(
+        memory_parts(LESSON_SHARE if share is None else share, find_gpu(gpu), chosen),
+        LESSON_LONGEST if longest is None else longest,
+    )
     known = assignments(root)
     unknown = sorted(set(names or ()) - set(known))
     if unknown:
-        raise ValueError(f"no assignment {', '.join(unknown)} in {root / 'solutions'}; "
-                         f"the assignments are {', '.join(known)}")
-    out = check_out(default_out(gpu, str(model_config or parameter), share, longest, cap)
-                    if out is None else out)
+        raise ValueError(
+            f"no assignment {', '.join(unknown)} in {root / 'solutions'}; "
+            f"the assignments are {', '.join(known)}"
+        )
+    out = check_out(
+        default_out(gpu, str(model_config or parameter), share, longest, cap)
+        if out is None
+        else out
+    )
     programs_first()
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
@@ -287,8 +332,13 @@ def course_for(out: Path | None, gpu: str, model: str = "LLAMA_31_8B",
         for name in COURSE_FILES:
             shutil.copy(root / name, work / name)
         parameters = {"GPU": gpu, "MODEL": parameter}
-        parameters.update({k: v for k, v in (("SHARE", share), ("LONGEST", longest),
-                                             ("CAP", cap)) if v is not None})
+        parameters.update(
+            {
+                k: v
+                for k, v in (("SHARE", share), ("LONGEST", longest), ("CAP", cap))
+                if v is not None
+            }
+        )
         for source in notebook_paths(root / "solutions"):
             if names and source.parent.name not in names:
                 continue
@@ -300,8 +350,10 @@ def course_for(out: Path | None, gpu: str, model: str = "LLAMA_31_8B",
             try:
                 execute(source, work, parameters, target)
             except CellExecutionError as error:
-                raise RuntimeError(f"{source.relative_to(root)} stops with {parameters}: "
-                                   f"{error}\nNothing was written to {out}.") from error
+                raise RuntimeError(
+                    f"{source.relative_to(root)} stops with {parameters}: "
+                    f"{error}\nNothing was written to {out}."
+                ) from error
         print("releasing with nbgrader", flush=True)
         release(work, assignments(work))
         if out.exists():
@@ -309,15 +361,21 @@ def course_for(out: Path | None, gpu: str, model: str = "LLAMA_31_8B",
         os.rename(work, out)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print(f"the course for {gpu} and {chosen.name}: {out} (the student release in "
-          f"{out / RELEASE}, the instructor notebooks and keys beside it); open its notebooks "
-          f"with: cd {out} && {sys.executable} -m kvlesson open")
+    print(
+        f"the course for {gpu} and {chosen.name}: {out} (the student release in "
+        f"{out / RELEASE}, the instructor notebooks and keys beside it); open its notebooks "
+        f"with: cd {out} && {sys.executable} -m kvlesson open"
+    )
     return out
 
 
 def build_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("names", nargs="*", metavar="ASSIGNMENT",
-                        help="only these assignments (folders of solutions/); default: all")
+    parser.add_argument(
+        "names",
+        nargs="*",
+        metavar="ASSIGNMENT",
+        help="only these assignments (folders of solutions/); default: all",
+    )
 
 
 def build_run(args: argparse.Namespace) -> int:
@@ -327,13 +385,20 @@ def build_run(args: argparse.Namespace) -> int:
 
 
 def generate_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = ("record the assignments in the gradebook, as nbgrader's "
-                          "generate_assignment does (nothing executed): in a new clone, before "
-                          "the first release; an assignment already recorded is left as it is")
-    parser.add_argument("names", nargs="*", metavar="ASSIGNMENT",
-                        help="only these assignments; default: all")
-    parser.add_argument("--course", type=Path, metavar="ROOT",
-                        help="the course root (default: found as nbgrader finds it)")
+    parser.description = (
+        "record the assignments in the gradebook, as nbgrader's "
+        "generate_assignment does (nothing executed): in a new clone, before "
+        "the first release; an assignment already recorded is left as it is"
+    )
+    parser.add_argument(
+        "names", nargs="*", metavar="ASSIGNMENT", help="only these assignments; default: all"
+    )
+    parser.add_argument(
+        "--course",
+        type=Path,
+        metavar="ROOT",
+        help="the course root (default: found as nbgrader finds it)",
+    )
 
 
 def generate_run(args: argparse.Namespace) -> int:
@@ -344,26 +409,50 @@ def generate_run(args: argparse.Namespace) -> int:
 def for_arguments(parser: argparse.ArgumentParser) -> None:
     from kvlesson.memory.specs import GPUS, MODELS
 
-    parser.add_argument("names", nargs="*", metavar="ASSIGNMENT",
-                        help="only these assignments (a quick try); default: all")
-    parser.add_argument("--gpu", required=True, choices=list(GPUS), metavar="GPU",
-                        help="the card (the list below)")
+    parser.add_argument(
+        "names",
+        nargs="*",
+        metavar="ASSIGNMENT",
+        help="only these assignments (a quick try); default: all",
+    )
+    parser.add_argument(
+        "--gpu", required=True, choices=list(GPUS), metavar="GPU", help="the card (the list below)"
+    )
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--model", choices=list(MODELS), metavar="MODEL",
-                       help="the model (the list below; default LLAMA_31_8B)")
-    which.add_argument("--model-config", type=Path, metavar="PATH",
-                       help="a model of your own: its Hugging Face config.json (Llama, Mistral, "
-                            "Qwen2 and Qwen3 decoders), which each notebook then reads")
+    which.add_argument(
+        "--model",
+        choices=list(MODELS),
+        metavar="MODEL",
+        help="the model (the list below; default LLAMA_31_8B)",
+    )
+    which.add_argument(
+        "--model-config",
+        type=Path,
+        metavar="PATH",
+        help="a model of your own: its Hugging Face config.json (Llama, Mistral, "
+        "Qwen2 and Qwen3 decoders), which each notebook then reads",
+    )
     parser.add_argument("--share", type=int, help="memory share, percent")
     parser.add_argument("--longest", type=int, help="longest chat, tokens")
     parser.add_argument("--cap", type=int, help="most chats at once")
-    parser.add_argument("--out", type=Path,
-                        help=f"a new folder for the course, outside any student release "
-                             f"folder (default: {DEFAULT_OUT})")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help=f"a new folder for the course, outside any student release "
+        f"folder (default: {DEFAULT_OUT})",
+    )
 
 
 def for_run(args: argparse.Namespace) -> int:
     os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
-    course_for(args.out, args.gpu, args.model, args.share, args.longest, args.cap,
-               model_config=args.model_config, names=args.names)
+    course_for(
+        args.out,
+        args.gpu,
+        args.model,
+        args.share,
+        args.longest,
+        args.cap,
+        model_config=args.model_config,
+        names=args.names,
+    )
     return 0

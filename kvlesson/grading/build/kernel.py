@@ -15,8 +15,9 @@ import nbformat
 
 def top_level_names(source: str) -> list[str]:
     """The names a code cell binds at its top level (variables, functions, imports)."""
-    code = "\n".join(line for line in source.splitlines()
-                     if not line.lstrip().startswith(("%", "!")))  # IPython's magics
+    code = "\n".join(
+        line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))
+    )  # IPython's magics
     try:
         tree = ast.parse(code)
     except SyntaxError:
@@ -42,6 +43,7 @@ class Kernel:
     def quietly(self, code: str) -> bool:
         """Run `code` without storing it; False if it raised."""
         from nbclient.exceptions import CellExecutionError
+
         cell, first = nbformat.v4.new_code_cell(code), self.client.nb.cells[0]
         try:
             self.client.execute_cell(cell, 0, store_history=False)

@@ -22,8 +22,9 @@ def as_keyed(answer: str) -> str:
     return RAISES if answer.startswith("error:") else answer
 
 
-def key_mistakes(wrong: list[dict], index: int, right: list[dict],
-                 hints: dict[str, str]) -> list[dict]:
+def key_mistakes(
+    wrong: list[dict], index: int, right: list[dict], hints: dict[str, str]
+) -> list[dict]:
     """For the key: the answers each known mistake gives on the hidden test at `index` of
     its cell's probe calls (`right`: that test's probes, with their right normal forms),
     with the words of its self-check hint (`hints`: the cell's own words for a mistake,
@@ -36,16 +37,28 @@ def key_mistakes(wrong: list[dict], index: int, right: list[dict],
     for row in wrong:
         cells = row.get("answers") or []
         answers = cells[index] if index < len(cells) else []
-        if len(answers) != len(right) or tuple(answers) == right_answers or not any(
-                _described(row["mistake"], probe, answer)
-                for probe, answer in zip(right, answers)):
+        if (
+            len(answers) != len(right)
+            or tuple(answers) == right_answers
+            or not any(
+                _described(row["mistake"], probe, answer) for probe, answer in zip(right, answers)
+            )
+        ):
             continue
         keyed = [as_keyed(answer) for answer in answers]
         found.setdefault(tuple(keyed), []).append(
-            {"mistake": row["mistake"], "words": hints.get(row["mistake"], row["hint"]),
-             "answers": keyed, "same": row.get("same", "")})
-    return [{k: same[0][k] for k in ("mistake", "words", "answers")}
-            for same in found.values() if one_mistake(same)]
+            {
+                "mistake": row["mistake"],
+                "words": hints.get(row["mistake"], row["hint"]),
+                "answers": keyed,
+                "same": row.get("same", ""),
+            }
+        )
+    return [
+        {k: same[0][k] for k in ("mistake", "words", "answers")}
+        for same in found.values()
+        if one_mistake(same)
+    ]
 
 
 def one_mistake(rows: list[dict]) -> bool:
@@ -54,7 +67,8 @@ def one_mistake(rows: list[dict]) -> bool:
     what each gives on every input the build tried), in which case the first, in the
     order of MISTAKES, names them."""
     return len({row["words"] for row in rows}) == 1 or (
-        len({row.get("same", "") for row in rows}) == 1 and bool(rows[0].get("same")))
+        len({row.get("same", "") for row in rows}) == 1 and bool(rows[0].get("same"))
+    )
 
 
 def _described(mistake: str, probe: dict, answer: str) -> bool:
@@ -65,6 +79,7 @@ def _described(mistake: str, probe: dict, answer: str) -> bool:
     if answer == probe["normal"]:
         return False
     if answer.startswith("kind:"):
-        return (answer == "kind:float" and mistake in FLOAT_MISTAKES
-                and probe["kind"] in WHOLE_NUMBERS)
+        return (
+            answer == "kind:float" and mistake in FLOAT_MISTAKES and probe["kind"] in WHOLE_NUMBERS
+        )
     return not answer.startswith("error:")

@@ -52,8 +52,9 @@ class Probes:
         found: list[WrittenProbe] = []
         for call in _side_calls(source):
             listed = _probe_list(call)
-            found += _listed(call.func.attr, listed, source) + _looped(call.func.attr, listed,
-                                                                        source)
+            found += _listed(call.func.attr, listed, source) + _looped(
+                call.func.attr, listed, source
+            )
         return cls(source, found)
 
     def side(self, side: str) -> list[WrittenProbe]:
@@ -61,9 +62,14 @@ class Probes:
 
 
 def _side_calls(source: str) -> list[ast.Call]:
-    calls = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
-             and isinstance(node.func, ast.Attribute) and node.func.attr in SIDES
-             and len(node.args) >= (2 if node.func.attr == "record" else 1)]
+    calls = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in SIDES
+        and len(node.args) >= (2 if node.func.attr == "record" else 1)
+    ]
     return sorted(calls, key=lambda node: (node.lineno, node.col_offset))
 
 
@@ -74,19 +80,26 @@ def _probe_list(call: ast.Call) -> ast.AST:
 
 def _maker(node: ast.AST) -> ast.Call | None:
     """`selfcheck.count("label", lambda: f(...), ...)`: the call, if `node` is one."""
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr in KINDS and len(node.args) >= 2
-            and isinstance(node.args[1], ast.Lambda)
-            and isinstance(node.args[1].body, ast.Call)
-            and isinstance(node.args[1].body.func, ast.Name)):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in KINDS
+        and len(node.args) >= 2
+        and isinstance(node.args[1], ast.Lambda)
+        and isinstance(node.args[1].body, ast.Call)
+        and isinstance(node.args[1].body.func, ast.Name)
+    ):
         return node
     return None
 
 
 def _template(maker: ast.Call) -> str:
     rest = [ast.unparse(a) for a in maker.args[2:]] + [ast.unparse(k) for k in maker.keywords]
-    return (f"{ast.unparse(maker.func)}({{label}}, lambda: {{call}}"
-            + "".join(f", {r}" for r in rest).replace("{", "{{").replace("}", "}}") + ")")
+    return (
+        f"{ast.unparse(maker.func)}({{label}}, lambda: {{call}}"
+        + "".join(f", {r}" for r in rest).replace("{", "{{").replace("}", "}}")
+        + ")"
+    )
 
 
 def _text(source: str, node: ast.AST) -> str:
@@ -102,35 +115,57 @@ def _listed(side: str, node: ast.AST, source: str) -> list[WrittenProbe]:
         maker = _maker(element)
         if maker is not None and not maker.args[1].args.args:
             body = maker.args[1].body
-            found.append(WrittenProbe(side, body.func.id,
-                               tuple(_text(source, a) for a in body.args), _template(maker)))
+            found.append(
+                WrittenProbe(
+                    side, body.func.id, tuple(_text(source, a) for a in body.args), _template(maker)
+                )
+            )
     return found
 
 
 def _looped(side: str, node: ast.AST, source: str) -> list[WrittenProbe]:
     """`[selfcheck.count(f"f({x})", lambda x=x: f(x), ...) for x in (1, 2, 3)]`."""
-    if not (isinstance(node, ast.ListComp) and len(node.generators) == 1
-            and isinstance(node.generators[0].target, ast.Name)
-            and isinstance(node.generators[0].iter, ast.Tuple)):
+    if not (
+        isinstance(node, ast.ListComp)
+        and len(node.generators) == 1
+        and isinstance(node.generators[0].target, ast.Name)
+        and isinstance(node.generators[0].iter, ast.Tuple)
+    ):
         return []
     maker, var = _maker(node.elt), node.generators[0].target.id
     if maker is None or [ast.unparse(a) for a in maker.args[1].body.args] != [var]:
         return []
     function = maker.args[1].body.func.id
-    plain = ast.Call(maker.func, [ast.Constant("L"), ast.Lambda(
-        ast.arguments([], [], None, [], [], None, []), ast.Name("C"))] + maker.args[2:],
-        maker.keywords)
-    template = ast.unparse(plain).replace("{", "{{").replace("}", "}}").replace(
-        "'L'", "{label}").replace("lambda: C", "lambda: {call}")
-    return [WrittenProbe(side, function, (_text(source, value),), template, var)
-            for value in node.generators[0].iter.elts]
+    plain = ast.Call(
+        maker.func,
+        [
+            ast.Constant("L"),
+            ast.Lambda(ast.arguments([], [], None, [], [], None, []), ast.Name("C")),
+        ]
+        + maker.args[2:],
+        maker.keywords,
+    )
+    template = (
+        ast.unparse(plain)
+        .replace("{", "{{")
+        .replace("}", "}}")
+        .replace("'L'", "{label}")
+        .replace("lambda: C", "lambda: {call}")
+    )
+    return [
+        WrittenProbe(side, function, (_text(source, value),), template, var)
+        for value in node.generators[0].iter.elts
+    ]
 
 
 def examples(answer: str, cell: Probes) -> dict[str, list[str]]:
     """What the self-check's calls pass each parameter of the answer's functions: the
     values a student could copy into the function instead of using the argument."""
-    functions = {n.name: [a.arg for a in n.args.args] for n in ast.walk(ast.parse(answer))
-                 if isinstance(n, ast.FunctionDef)}
+    functions = {
+        n.name: [a.arg for a in n.args.args]
+        for n in ast.walk(ast.parse(answer))
+        if isinstance(n, ast.FunctionDef)
+    }
     found: dict[str, list[str]] = {}
     for probe in cell.side("verify"):
         for name, text in zip(functions.get(probe.function, []), probe.args):
@@ -173,12 +208,14 @@ def declared_mistakes(source: str) -> dict[str, tuple[str, str]]:
     """The mistakes a test cell declares (`declare(mistakes={...})`, written as a literal
     dict in its hidden part: `kvlesson.grading.checks.rules`), read without running it."""
     for node in ast.walk(ast.parse(source)):
-        if (isinstance(node, ast.Call) and ast.unparse(node.func).rsplit(".", 1)[-1] == "declare"):
+        if isinstance(node, ast.Call) and ast.unparse(node.func).rsplit(".", 1)[-1] == "declare":
             for keyword in node.keywords:
                 if keyword.arg == "mistakes":
                     try:
                         return dict(ast.literal_eval(keyword.value))
                     except ValueError as error:
-                        raise ValueError("declare(mistakes=...) must be written out as a dict "
-                                         "of text, {name: (wrong answer cell, hint)}") from error
+                        raise ValueError(
+                            "declare(mistakes=...) must be written out as a dict "
+                            "of text, {name: (wrong answer cell, hint)}"
+                        ) from error
     return {}

@@ -32,8 +32,10 @@ SCAN = (0.25, 0.5, 0.75, 0.9, 1.1, 1.25, 1.5, 2, 4)  # multiples scanned for a b
 def _number(text: str) -> float | int | None:
     """A written number's value (12_000, 0.9, 10**6, 10.37 * 2**30), else None."""
     try:
-        value = eval(compile(ast.Expression(ast.parse(text, mode="eval").body), "", "eval"),
-                     {"__builtins__": {}})
+        value = eval(
+            compile(ast.Expression(ast.parse(text, mode="eval").body), "", "eval"),
+            {"__builtins__": {}},
+        )
     except Exception:
         return None
     is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -75,6 +77,7 @@ def _boundaries(namespace: dict, probe: WrittenProbe, position: int, value: int)
     """Where the instructor's answer changes near `value` in the argument at `position`:
     the last input before each change and the first after it (bisected to one), and one
     and half a block further on either side (a mistake off by a little flips nearby)."""
+
     def at(x: int) -> str | None:
         args = list(probe.args)
         args[position] = written(x)
@@ -111,8 +114,11 @@ def in_domain(namespace: dict, probe: WrittenProbe, args: tuple[str, ...]) -> bo
 def outside(source: str, namespace: dict) -> list[str]:
     """The probes the test cell `source` writes on inputs outside the declared domain."""
     sides = {"verify": "self-check", "record": "hidden"}
-    return [f"{p.function}({', '.join(p.args)}) ({sides[p.side]})"
-            for p in Probes.of(source).found if not in_domain(namespace, p, p.args)]
+    return [
+        f"{p.function}({', '.join(p.args)}) ({sides[p.side]})"
+        for p in Probes.of(source).found
+        if not in_domain(namespace, p, p.args)
+    ]
 
 
 def plan(source: str, path: str, namespace: dict | None = None) -> None:
@@ -123,15 +129,22 @@ def plan(source: str, path: str, namespace: dict | None = None) -> None:
     cell = Probes.of(source)
     tried: dict[str, dict] = {}
     for probe in cell.found:
-        same = [p for p in cell.found
-                if p.function == probe.function and len(p.args) == len(probe.args)]
+        same = [
+            p for p in cell.found if p.function == probe.function and len(p.args) == len(probe.args)
+        ]
         options = _options(namespace, probe, same, probe.args)
         if ".yes_no(" in probe.template:  # a yes or no flips only at a line: seek it twice
-            options += [deeper for args in options[1:]
-                        for deeper in _options(namespace, probe, same, args, near=False)]
+            options += [
+                deeper
+                for args in options[1:]
+                for deeper in _options(namespace, probe, same, args, near=False)
+            ]
         shown = {t for p in cell.side("verify") for t in p.args}  # a self-check may use these
-        makers = {(p.side, p.template, p.loop) for p in cell.found
-                  if p.function == probe.function and (not p.loop or len(probe.args) == 1)}
+        makers = {
+            (p.side, p.template, p.loop)
+            for p in cell.found
+            if p.function == probe.function and (not p.loop or len(probe.args) == 1)
+        }
         for side, template, loop in sorted(makers):
             maker = WrittenProbe(side, probe.function, probe.args, template, loop)
             for args in options:
@@ -140,17 +153,33 @@ def plan(source: str, path: str, namespace: dict | None = None) -> None:
                 text = maker.element(args)
                 hidden_name = any(_number(a) is None and a not in shown for a in args)
                 if (side, text) not in tried and not (side == "verify" and hidden_name):
-                    tried[side, text] = {"args": list(args), "template": template,
-                                         "function": probe.function, "loop": loop,
-                                         "right": _answer(namespace, text)}
+                    tried[side, text] = {
+                        "args": list(args),
+                        "template": template,
+                        "function": probe.function,
+                        "loop": loop,
+                        "right": _answer(namespace, text),
+                    }
     with open(path, "w") as out:
-        json.dump({"inputs": [{"side": side, "text": text, **row}
-                              for (side, text), row in tried.items()
-                              if row["right"] is not None]}, out)
+        json.dump(
+            {
+                "inputs": [
+                    {"side": side, "text": text, **row}
+                    for (side, text), row in tried.items()
+                    if row["right"] is not None
+                ]
+            },
+            out,
+        )
 
 
-def _options(namespace: dict, probe: WrittenProbe, same: list[WrittenProbe], args: tuple[str, ...],
-             near: bool = True) -> list[tuple[str, ...]]:
+def _options(
+    namespace: dict,
+    probe: WrittenProbe,
+    same: list[WrittenProbe],
+    args: tuple[str, ...],
+    near: bool = True,
+) -> list[tuple[str, ...]]:
     """`args`, and the inputs around them: each number's neighbours (`near`) and the places
     where the instructor's answer changes, within the range the cell's probes span; each
     name swapped for another the cell passes in that place."""
@@ -160,20 +189,25 @@ def _options(namespace: dict, probe: WrittenProbe, same: list[WrittenProbe], arg
         value = _number(text)
         if value is None:
             if near:
-                options += [_with(args, position, other) for other in
-                            sorted({t for t in seen if _number(t) is None} - {text})]
+                options += [
+                    _with(args, position, other)
+                    for other in sorted({t for t in seen if _number(t) is None} - {text})
+                ]
             continue
         numbers = [v for v in map(_number, seen) if v is not None]
         found = neighbours(value) if near else []
         if isinstance(value, int):
             found += _boundaries(namespace, replace(probe, args=args), position, value)
-        options += [_with(args, position, written(x)) for x in found
-                    if min(numbers) <= x <= max(numbers) and x != value]
+        options += [
+            _with(args, position, written(x))
+            for x in found
+            if min(numbers) <= x <= max(numbers) and x != value
+        ]
     return options
 
 
 def _with(args: tuple[str, ...], position: int, text: str) -> tuple[str, ...]:
-    return args[:position] + (text,) + args[position + 1:]
+    return args[:position] + (text,) + args[position + 1 :]
 
 
 LIKE_EXCLUDED = (bool, int, float, complex, str, bytes, list, tuple, dict, set, type(None))

@@ -51,32 +51,46 @@ class Choice:
     missed: dict[str, set[int]]
 
 
-def choose(cell: Probes, inputs: list[dict], wrong: list[list[str | None]],
-           words: list[str] | None = None, shown: set[float] = frozenset()) -> Choice:
+def choose(
+    cell: Probes,
+    inputs: list[dict],
+    wrong: list[list[str | None]],
+    words: list[str] | None = None,
+    shown: set[float] = frozenset(),
+) -> Choice:
     """The inputs to add to each side so that every mistake that is wrong on some input is
     wrong on a visible and on a hidden probe, greedily, the input that catches most first
     (the first in plan order on a tie); then, on each side, inputs that tell apart
     mistakes with other `words` which give the same answers on every probe of that side (a
     hint is shown, and a mistake named by the grade, only for answers one mistake gives).
     No input is added whose answer is one of the numbers `shown` around the exercise."""
-    caught = [{m for m, answers in enumerate(wrong) if answers[i] != row["right"]}
-              for i, row in enumerate(inputs)]
+    caught = [
+        {m for m, answers in enumerate(wrong) if answers[i] != row["right"]}
+        for i, row in enumerate(inputs)
+    ]
     wrong_somewhere = set().union(*caught) if caught else set()
     index = {(row["side"], row["text"]): i for i, row in enumerate(inputs)}
     added: dict[str, list] = {}
     left: dict[str, set[int]] = {}
     used = {(p.function, p.args) for p in cell.found}  # inputs on either side already
     for side in reversed(SIDES):  # the hidden test first: the grade rests on it
-        own = [index[side, p.element(p.args)] for p in cell.side(side)
-               if (side, p.element(p.args)) in index]
+        own = [
+            index[side, p.element(p.args)]
+            for p in cell.side(side)
+            if (side, p.element(p.args)) in index
+        ]
         added[side], left[side] = [], set()
         if not own:  # this side's probes are not calls on written inputs: nothing to add
             continue
         missed = wrong_somewhere - set().union(*(caught[i] for i in own))
-        pool = [i for i, row in enumerate(inputs)
-                if (row["function"], tuple(row["args"])) not in used
-                and row["side"] == side and _same_function(row, cell.side(side))
-                and not gives_away(row["right"], shown)]
+        pool = [
+            i
+            for i, row in enumerate(inputs)
+            if (row["function"], tuple(row["args"])) not in used
+            and row["side"] == side
+            and _same_function(row, cell.side(side))
+            and not gives_away(row["right"], shown)
+        ]
 
         def take(best: int) -> None:
             added[side].append(inputs[best])
@@ -94,16 +108,20 @@ def choose(cell: Probes, inputs: list[dict], wrong: list[list[str | None]],
         hinted = not any(".yes_no(" in p.template for p in cell.side(side))  # yes/no: no hints
         while words and hinted and len(added[side]) < MOST_ADDED:
             now = _alike(own, wrong, words, wrong_somewhere)
-            best = min(pool, key=lambda i: (_alike(own + [i], wrong, words, wrong_somewhere),
-                                            i), default=None)
+            best = min(
+                pool,
+                key=lambda i: (_alike(own + [i], wrong, words, wrong_somewhere), i),
+                default=None,
+            )
             if best is None or _alike(own + [best], wrong, words, wrong_somewhere) >= now:
                 break
             take(best)
     return Choice(added, left)
 
 
-def _alike(probes: list[int], wrong: list[list[str | None]], words: list[str],
-           wrong_somewhere: set[int]) -> int:
+def _alike(
+    probes: list[int], wrong: list[list[str | None]], words: list[str], wrong_somewhere: set[int]
+) -> int:
     """Pairs of mistakes with other words that give the same answers on `probes`."""
     groups: dict[tuple, set[str]] = {}
     counts: dict[tuple, int] = {}
@@ -115,13 +133,18 @@ def _alike(probes: list[int], wrong: list[list[str | None]], words: list[str],
 
 
 def _same_function(row: dict, side_probes: list[WrittenProbe]) -> bool:
-    return any(p.function == row["function"] and p.template == row["template"]
-               for p in side_probes)
+    return any(p.function == row["function"] and p.template == row["template"] for p in side_probes)
 
 
-def searched(kernel, source: str, right: str, scratch: Path, where: str,
-             shown: set[float] = frozenset(), like: dict | None = None
-             ) -> tuple[str, dict[str, str], Choice | None]:
+def searched(
+    kernel,
+    source: str,
+    right: str,
+    scratch: Path,
+    where: str,
+    shown: set[float] = frozenset(),
+    like: dict | None = None,
+) -> tuple[str, dict[str, str], Choice | None]:
     """In the build, with the notebook's `kernel` (`kvlesson.grading.build.stamping`): the test
     cell `source` with the inputs this search adds so that
     every known mistake of the answer `right` fails a visible and a hidden probe (the same
@@ -137,18 +160,23 @@ def searched(kernel, source: str, right: str, scratch: Path, where: str,
         return source, {}, None
     plan, answers = scratch / "plan.json", scratch / "answers.json"
     outside = scratch / "outside.json"
-    kernel.must(f"{source}\nfrom kvlesson.grading.build import probe_inputs as _kvlesson_search\n"
-                f"_kvlesson_search.plan({source!r}, {str(plan)!r})\n"
-                f"open({str(outside)!r}, 'w').write(__import__('json').dumps("
-                f"_kvlesson_search.outside({source!r}, get_ipython().user_ns)))")
+    kernel.must(
+        f"{source}\nfrom kvlesson.grading.build import probe_inputs as _kvlesson_search\n"
+        f"_kvlesson_search.plan({source!r}, {str(plan)!r})\n"
+        f"open({str(outside)!r}, 'w').write(__import__('json').dumps("
+        f"_kvlesson_search.outside({source!r}, get_ipython().user_ns)))"
+    )
     refused = json.loads(outside.read_text())
     if refused:
-        raise ValueError(f"{where}: these probes are outside the exercise's declared domain "
-                         f"(declare(domain=...)): {', '.join(refused)}")
+        raise ValueError(
+            f"{where}: these probes are outside the exercise's declared domain "
+            f"(declare(domain=...)): {', '.join(refused)}"
+        )
     inputs = json.loads(plan.read_text())["inputs"]
     wrong, names, words, same = [], [], [], {}
-    found = mutants.mutants(right, examples=examples(right, cell), like=like,
-                            declared=declared_mistakes(source))
+    found = mutants.mutants(
+        right, examples=examples(right, cell), like=like, declared=declared_mistakes(source)
+    )
     for mutant in found:
         if kernel.quietly(mutant.source):
             kernel.must(f"_kvlesson_search.values({str(plan)!r}, {str(answers)!r})")
@@ -160,6 +188,5 @@ def searched(kernel, source: str, right: str, scratch: Path, where: str,
     choice = choose(cell, inputs, wrong, words, shown)
     for side, missed in choice.missed.items():
         for number in sorted(missed):
-            print(f"{where}: no input tried catches the mistake {names[number]} on the "
-                  f"{side} side")
+            print(f"{where}: no input tried catches the mistake {names[number]} on the {side} side")
     return rewrite(cell, choice.added), same, choice

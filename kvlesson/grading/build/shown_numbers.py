@@ -62,7 +62,7 @@ def numbers_around(nb, index: int, above: bool = True, below: bool = True) -> se
         if above and _seen(cell):
             found |= numbers_in(cell_text(cell))
     if below:
-        for cell in nb.cells[index + 1:]:
+        for cell in nb.cells[index + 1 :]:
             heading = _heading_level(cell)
             if heading is not None and heading <= level:
                 break

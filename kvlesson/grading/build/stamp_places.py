@@ -18,9 +18,14 @@ import nbformat
 def stamp_calls(source: str) -> list[ast.Call]:
     """The `selfcheck.verify(..., stamp=...)` calls of a test cell, in order: the only ones
     that carry hashes (a hidden test's `record` carries none)."""
-    calls = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
-             and isinstance(node.func, ast.Attribute) and node.func.attr == "verify"
-             and any(k.arg == "stamp" for k in node.keywords)]
+    calls = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "verify"
+        and any(k.arg == "stamp" for k in node.keywords)
+    ]
     return sorted(calls, key=lambda node: (node.lineno, node.col_offset))
 
 
@@ -40,7 +45,9 @@ def with_stamps(source: str, stamps: list[str]) -> str:
 
 
 LOADER = "selfcheck.load_stamps("  # the setup cell's line that loads a notebook's stamps
-IMPORT = "from kvlesson.grading.checks import selfcheck"  # the setup cell's import of the self-checks
+IMPORT = (
+    "from kvlesson.grading.checks import selfcheck"  # the setup cell's import of the self-checks
+)
 
 
 def stamp_key(where: str, number: int) -> str:
@@ -52,8 +59,11 @@ def put_stamps(nb: nbformat.NotebookNode, answers: dict[str, str]) -> None:
     """Put the notebook's stamps (salted hashes, never an answer) in its setup cell, on one
     line after the import of the self-checks, so that a test cell names its stamp and no
     more: nbgrader's Validate shows a failed test cell's source, which stays readable."""
-    blob = json.dumps({key: json.loads(stamp) for key, stamp in answers.items()},
-                      separators=(",", ":"), sort_keys=True)
+    blob = json.dumps(
+        {key: json.loads(stamp) for key, stamp in answers.items()},
+        separators=(",", ":"),
+        sort_keys=True,
+    )
     line = f"{LOADER}{blob!r})  # the self-checks' answers, salted and hashed"
     for cell in nb.cells:
         if cell.cell_type == "code" and IMPORT in cell.source.splitlines():
@@ -76,8 +86,10 @@ def stamps_of(nb: nbformat.NotebookNode) -> dict[str, dict]:
 
 def stamp_names(source: str) -> list[str]:
     """The `stamp=` keys of a test cell's verify calls, in order."""
-    return [ast.literal_eval(next(k.value for k in call.keywords if k.arg == "stamp"))
-            for call in stamp_calls(source)]
+    return [
+        ast.literal_eval(next(k.value for k in call.keywords if k.arg == "stamp"))
+        for call in stamp_calls(source)
+    ]
 
 
 def line_offsets(source: str) -> list[int]:

@@ -41,8 +41,9 @@ def salt_for(*parts: object) -> str:
     return hashlib.sha256("/".join(map(str, parts)).encode()).hexdigest()[:16]
 
 
-def make_stamp(entry: dict, wrong: list[dict], index: int, where: str,
-               named: set[str] | None = None) -> str:
+def make_stamp(
+    entry: dict, wrong: list[dict], index: int, where: str, named: set[str] | None = None
+) -> str:
     """The stamp of one verify call: the setting; per probe a salt and the hash of the right
     answer; and the hints: each known mistake's words, sealed with its answers
     (`kvlesson.grading.checks.messages.seal`), and the hashes of what it gives on every probe
@@ -51,8 +52,10 @@ def make_stamp(entry: dict, wrong: list[dict], index: int, where: str,
     answer on each such probe and no mistake with other words gives the same answers
     (`unique_hints`); with `named` (the words the key names mistakes in), only a hint the key
     can name too: the self-check, the feedback and the report name the same mistakes."""
-    salts = [salt_for(where, index, number, probe["label"], json.dumps(entry["setting"]))
-             for number, probe in enumerate(entry["probes"])]
+    salts = [
+        salt_for(where, index, number, probe["label"], json.dumps(entry["setting"]))
+        for number, probe in enumerate(entry["probes"])
+    ]
     counted = [probe["kind"] != "yes_no" for probe in entry["probes"]]
     hints = []
     if any(counted):
@@ -61,18 +64,29 @@ def make_stamp(entry: dict, wrong: list[dict], index: int, where: str,
             if named is not None and words not in named:
                 continue
             given = iter(values)
-            hashes = [selfcheck.digest(salt, next(given)) if c else None
-                      for salt, c in zip(salts, counted)]
-            hints.append({"said": seal(words, salts[0], list(values)),
-                          "named": words_digest(words), "hashes": hashes})
-    probes = [{"salt": salt, "hash": selfcheck.digest(salt, probe["normal"])}
-              for salt, probe in zip(salts, entry["probes"])]
-    return json.dumps({"setting": entry["setting"], "probes": probes, "hints": hints},
-                      separators=(",", ":"))
+            hashes = [
+                selfcheck.digest(salt, next(given)) if c else None
+                for salt, c in zip(salts, counted)
+            ]
+            hints.append(
+                {
+                    "said": seal(words, salts[0], list(values)),
+                    "named": words_digest(words),
+                    "hashes": hashes,
+                }
+            )
+    probes = [
+        {"salt": salt, "hash": selfcheck.digest(salt, probe["normal"])}
+        for salt, probe in zip(salts, entry["probes"])
+    ]
+    return json.dumps(
+        {"setting": entry["setting"], "probes": probes, "hints": hints}, separators=(",", ":")
+    )
 
 
-def unique_hints(entry: dict, wrong: list[dict], index: int, right: tuple,
-                 counted: list[bool] | None = None) -> list[tuple[str, tuple]]:
+def unique_hints(
+    entry: dict, wrong: list[dict], index: int, right: tuple, counted: list[bool] | None = None
+) -> list[tuple[str, tuple]]:
     """(words, what the mistake gives on each probe `counted` keeps: by default all) for each
     known mistake of a verify call that gives an answer on each of them (one that raises
     shows its error instead) and a wrong one somewhere, once per set of answers, and only
@@ -85,29 +99,44 @@ def unique_hints(entry: dict, wrong: list[dict], index: int, right: tuple,
         if values != right and all(v is not None for v in values):
             words = entry["hints"].get(mistake["mistake"], mistake["hint"])
             found.setdefault(values, []).append({**mistake, "words": words})
-    return [(same[0]["words"], values) for values, same in found.items()
-            if one_mistake(same)]
+    return [(same[0]["words"], values) for values, same in found.items() if one_mistake(same)]
 
 
-def key_entry(entry: dict, points: float, known: list[dict] = (),
-              reread: dict[str, str] | None = None) -> dict:
+def key_entry(
+    entry: dict, points: float, known: list[dict] = (), reread: dict[str, str] | None = None
+) -> dict:
     """What the grader needs of one hidden test: points, forbidden calls, expected values,
     what the `known` mistakes give (`kvlesson.grading.build.key_mistakes.key_mistakes`),
     and the self-check's own words on what to re-read (`reread`: its hints' "else" and
     "yes_no"), which the feedback says of a wrong answer no known mistake gives."""
-    found = {"points": points, "forbidden": entry["forbidden"],
-             "probes": [{k: probe[k] for k in ("label", "kind", "unit", "places", "scale",
-                                                "normal", "expected")}
-                        for probe in entry["probes"]],
-             "mistakes": list(known)}
+    found = {
+        "points": points,
+        "forbidden": entry["forbidden"],
+        "probes": [
+            {
+                k: probe[k]
+                for k in ("label", "kind", "unit", "places", "scale", "normal", "expected")
+            }
+            for probe in entry["probes"]
+        ],
+        "mistakes": list(known),
+    }
     if reread:
         found["reread"] = dict(reread)
     return found
 
 
-def _stamp_test_cell(kernel: Kernel, nb, index: int, answer, stamp_file: Path,
-                     where: str, shown: set[float] | None, answers: dict[str, str],
-                     bound: list[str]) -> tuple[list[dict], list[dict], str, Summary]:
+def _stamp_test_cell(
+    kernel: Kernel,
+    nb,
+    index: int,
+    answer,
+    stamp_file: Path,
+    where: str,
+    shown: set[float] | None,
+    answers: dict[str, str],
+    bound: list[str],
+) -> tuple[list[dict], list[dict], str, Summary]:
     """Run test cell `index` in stamp mode (after the probe search, unless `shown`, the
     numbers a reader sees around it, is None), then the known mistakes of `answer`; the
     cell's entries, what each known mistake gave, its source with each verify's `stamp=` its
@@ -117,51 +146,71 @@ def _stamp_test_cell(kernel: Kernel, nb, index: int, answer, stamp_file: Path,
     cell = nb.cells[index]
     right = answer_code(answer.source) if answer is not None else ""
     scratch = stamp_file.parent
-    kernel.must("from kvlesson.grading.checks import rules as _kvlesson_rules\n"
-                "_kvlesson_rules.forget()")
+    kernel.must(
+        "from kvlesson.grading.checks import rules as _kvlesson_rules\n_kvlesson_rules.forget()"
+    )
     like: dict = {}
     if right and probe_search.Probes.of(cell.source).found:
-        kernel.must(f"{cell.source}\nfrom kvlesson.grading.build import probe_inputs as _pi\n"
-                    f"_pi.alike({cell.source!r}, {bound!r}, {str(scratch / 'alike.json')!r})")
-        like = {f: {int(k): v for k, v in by.items()}
-                for f, by in json.loads((scratch / "alike.json").read_text()).items()}
+        kernel.must(
+            f"{cell.source}\nfrom kvlesson.grading.build import probe_inputs as _pi\n"
+            f"_pi.alike({cell.source!r}, {bound!r}, {str(scratch / 'alike.json')!r})"
+        )
+        like = {
+            f: {int(k): v for k, v in by.items()}
+            for f, by in json.loads((scratch / "alike.json").read_text()).items()
+        }
     same: dict[str, str] = {}
     summary = Summary(where)
     if right and shown is not None:
         cell.source, same, summary.choice = probe_search.searched(
-            kernel, cell.source, right, scratch, where, shown, like)
+            kernel, cell.source, right, scratch, where, shown, like
+        )
     stamp_file.write_text("")
-    kernel.must("from kvlesson.grading.checks import selfcheck as _kvlesson_selfcheck\n"
-                "_kvlesson_selfcheck.start_cell()")
+    kernel.must(
+        "from kvlesson.grading.checks import selfcheck as _kvlesson_selfcheck\n"
+        "_kvlesson_selfcheck.start_cell()"
+    )
     kernel.run(cell, index)
     if right:
         copied = probe_search.examples(right, probe_search.Probes.of(cell.source))
-        for mutant in mutants.mutants(right, examples=copied, like=like,
-                                      declared=probe_search.declared_mistakes(cell.source)):
+        for mutant in mutants.mutants(
+            right, examples=copied, like=like, declared=probe_search.declared_mistakes(cell.source)
+        ):
             summary.known.append(mutant.mistake)
             if kernel.quietly(mutant.source):
-                kernel.must(f"_kvlesson_selfcheck.wrong_values({mutant.mistake!r}, "
-                            f"{mutant.hint!r}, {same.get(mutant.source, '')!r})")
+                kernel.must(
+                    f"_kvlesson_selfcheck.wrong_values({mutant.mistake!r}, "
+                    f"{mutant.hint!r}, {same.get(mutant.source, '')!r})"
+                )
             else:
                 summary.dropped.append((mutant.mistake, "its code does not run"))
             kernel.must(right)
     summary.authority = _authority(kernel, cell.source, right, scratch)
     rows = [json.loads(line) for line in stamp_file.read_text().splitlines() if line]
     entries = [row for row in rows if row["role"] in ("verify", "record")]
-    wrong = sorted((row for row in rows if row["role"] == "mistake"),
-                   key=lambda row: rank(row["mistake"]))
+    wrong = sorted(
+        (row for row in rows if row["role"] == "mistake"), key=lambda row: rank(row["mistake"])
+    )
     hidden = [entry for entry in entries if entry["role"] == "record"]
     if len(hidden) != 1:
         raise ValueError(f"{where}: {len(hidden)} record calls; a test cell has exactly one")
     summary.key = _known(entries, wrong, hidden[0])
     named = {known["words"] for known in summary.key}
-    stamps = [make_stamp(entry, wrong, number, where, named)
-              for number, entry in enumerate(entries) if entry["role"] == "verify"]
+    stamps = [
+        make_stamp(entry, wrong, number, where, named)
+        for number, entry in enumerate(entries)
+        if entry["role"] == "verify"
+    ]
     keys = [stamp_key(where, n) for n in range(len(stamps))]
     answers.update(zip(keys, stamps))
-    summary.hinted = sorted({words for number, entry in enumerate(entries)
-                             if entry["role"] == "verify"
-                             for words in _hint_words(entry, wrong, number)})
+    summary.hinted = sorted(
+        {
+            words
+            for number, entry in enumerate(entries)
+            if entry["role"] == "verify"
+            for words in _hint_words(entry, wrong, number)
+        }
+    )
     return entries, wrong, with_stamps(cell.source, keys), summary
 
 
@@ -170,24 +219,33 @@ def _hint_words(entry: dict, wrong: list[dict], index: int) -> list[str]:
     filter (as `make_stamp` picks them)."""
     counted = [probe["kind"] != "yes_no" for probe in entry["probes"]]
     right = tuple(p["normal"] for p, c in zip(entry["probes"], counted) if c)
-    return [words for words, _ in unique_hints(entry, wrong, index, right, counted)] \
-        if any(counted) else []
+    return (
+        [words for words, _ in unique_hints(entry, wrong, index, right, counted)]
+        if any(counted)
+        else []
+    )
 
 
 def _authority(kernel: Kernel, source: str, right: str, scratch: Path) -> list | None:
     """The exercise's authority's answer on every probe of the test cell, by side (None:
     no authority declared), worked out in the kernel (`kvlesson.grading.build.authority`)."""
-    functions = [node.name for node in ast.walk(ast.parse(right or "pass"))
-                 if isinstance(node, ast.FunctionDef)]
+    functions = [
+        node.name
+        for node in ast.walk(ast.parse(right or "pass"))
+        if isinstance(node, ast.FunctionDef)
+    ]
     out = scratch / "authority.json"
-    kernel.must(f"from kvlesson.grading.build import authority as _kvlesson_authority\n"
-                f"_kvlesson_authority.answers({source!r}, {functions!r}, {str(out)!r})")
+    kernel.must(
+        f"from kvlesson.grading.build import authority as _kvlesson_authority\n"
+        f"_kvlesson_authority.answers({source!r}, {functions!r}, {str(out)!r})"
+    )
     found = json.loads(out.read_text())
     return found["sides"] if found["authority"] else None
 
 
-def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str,
-                      search: bool = True) -> dict:
+def execute_and_stamp(
+    nb: nbformat.NotebookNode, folder: Path, assignment: str, search: bool = True
+) -> dict:
     """Execute `nb` in `folder` top to bottom, stamping its test cells in place (after
     the probe search, with `search`); the assignment's key: {"assignment", "setting",
     "exercises": {grade_id: ...}}. Prints what it did to each test cell (`Summary`) and
@@ -199,14 +257,23 @@ def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str,
     from traitlets.config import Config
 
     key: dict = {"assignment": assignment, "setting": None, "exercises": {}}
-    below = {index: numbers_around(nb, index, above=False) for index, cell in enumerate(nb.cells)
-             if is_test_cell(cell)}  # the section under each exercise, as last executed
+    below = {
+        index: numbers_around(nb, index, above=False)
+        for index, cell in enumerate(nb.cells)
+        if is_test_cell(cell)
+    }  # the section under each exercise, as last executed
     with tempfile.TemporaryDirectory() as scratch:
-        sockets = Config({"KernelManager": {"transport": "ipc",
-                                            "ip": str(Path(scratch) / "kernel")}})
-        client = NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3",
-                                record_timing=False, config=sockets,
-                                resources={"metadata": {"path": str(folder)}})
+        sockets = Config(
+            {"KernelManager": {"transport": "ipc", "ip": str(Path(scratch) / "kernel")}}
+        )
+        client = NotebookClient(
+            nb,
+            timeout=TIMEOUT,
+            kernel_name="python3",
+            record_timing=False,
+            config=sockets,
+            resources={"metadata": {"path": str(folder)}},
+        )
         stamp_file = Path(scratch) / "stamps.jsonl"
         previous = os.environ.get(selfcheck.STAMP_FILE)
         os.environ[selfcheck.STAMP_FILE] = str(stamp_file)  # the kernel inherits it
@@ -225,17 +292,31 @@ def execute_and_stamp(nb: nbformat.NotebookNode, folder: Path, assignment: str,
                         continue
                     grade_id = meta(cell)["grade_id"]
                     entries, wrong, cell.source, summary = _stamp_test_cell(
-                        kernel, nb, index, answer, stamp_file, f"{assignment}/{grade_id}",
-                        shown | below[index] if search else None, answers, bound)
+                        kernel,
+                        nb,
+                        index,
+                        answer,
+                        stamp_file,
+                        f"{assignment}/{grade_id}",
+                        shown | below[index] if search else None,
+                        answers,
+                        bound,
+                    )
                     [hidden] = [e for e in entries if e["role"] == "record"]
                     if hidden["grade_id"] != grade_id:
                         raise ValueError(f"record({hidden['grade_id']!r}) in cell {grade_id}")
                     _same_rule(entries, hidden, grade_id)
                     key["setting"] = hidden["setting"]
-                    reread = {k: w for e in entries if e["role"] == "verify"
-                              for k, w in e["hints"].items() if k in (ELSE, YES_NO)}
-                    key["exercises"][grade_id] = key_entry(hidden, meta(cell)["points"],
-                                                           summary.key, reread)
+                    reread = {
+                        k: w
+                        for e in entries
+                        if e["role"] == "verify"
+                        for k, w in e["hints"].items()
+                        if k in (ELSE, YES_NO)
+                    }
+                    key["exercises"][grade_id] = key_entry(
+                        hidden, meta(cell)["points"], summary.key, reread
+                    )
                     print(summary.text(entries, wrong))
                     summary.check(entries, strict=search)
                 if answers:
@@ -253,16 +334,22 @@ def _same_rule(entries: list[dict], hidden: dict, grade_id: str) -> None:
     the notebook, in the grade's words, not first in the grade."""
     for entry in entries:
         if entry["role"] == "verify" and entry["forbidden"] != hidden["forbidden"]:
-            raise ValueError(f"{grade_id}: the self-check forbids {tuple(entry['forbidden'])} "
-                             f"and the hidden test {tuple(hidden['forbidden'])}: give verify "
-                             f"the same forbidden=")
+            raise ValueError(
+                f"{grade_id}: the self-check forbids {tuple(entry['forbidden'])} "
+                f"and the hidden test {tuple(hidden['forbidden'])}: give verify "
+                f"the same forbidden="
+            )
 
 
 def _known(entries: list[dict], wrong: list[dict], hidden: dict) -> list[dict]:
     """The known mistakes of a hidden test, by the answers they give on its inputs, in the
     words of the cell's self-check hints."""
-    hints = {code: words for entry in entries if entry["role"] == "verify"
-             for code, words in entry["hints"].items()}
+    hints = {
+        code: words
+        for entry in entries
+        if entry["role"] == "verify"
+        for code, words in entry["hints"].items()
+    }
     return key_mistakes(wrong, entries.index(hidden), hidden["probes"], hints)
 
 
@@ -279,21 +366,29 @@ def stamp_problems(nb: nbformat.NotebookNode, key: dict) -> list[str]:
         if exercise is None:
             continue
         [record] = [c for c in _record_calls(cell.source)] or [None]
-        given = {k.arg: ast.literal_eval(k.value) for k in (record.keywords if record else [])
-                 if k.arg == "forbidden"}
+        given = {
+            k.arg: ast.literal_eval(k.value)
+            for k in (record.keywords if record else [])
+            if k.arg == "forbidden"
+        }
         if list(given.get("forbidden", ())) != exercise["forbidden"]:
-            problems.append(f"{grade_id}: forbidden {given.get('forbidden')} in the notebook, "
-                            f"{exercise['forbidden']} in the key")
+            problems.append(
+                f"{grade_id}: forbidden {given.get('forbidden')} in the notebook, "
+                f"{exercise['forbidden']} in the key"
+            )
         printed = records_of(cell)
         values = printed[0].get("values") if len(printed) == 1 else None
-        if values != [probe["expected"] for probe in exercise["probes"]] \
-                or [_normal(probe, value) for probe, value in zip(exercise["probes"], values)] \
-                != [probe["normal"] for probe in exercise["probes"]]:
-            problems.append(f"{grade_id}: the key's expected values are not what the hidden "
-                            "test printed")
+        if values != [probe["expected"] for probe in exercise["probes"]] or [
+            _normal(probe, value) for probe, value in zip(exercise["probes"], values)
+        ] != [probe["normal"] for probe in exercise["probes"]]:
+            problems.append(
+                f"{grade_id}: the key's expected values are not what the hidden test printed"
+            )
         if exercise["points"] != meta(cell)["points"]:
-            problems.append(f"{grade_id}: points {exercise['points']} in the key, "
-                            f"{meta(cell)['points']} in the notebook")
+            problems.append(
+                f"{grade_id}: points {exercise['points']} in the key, "
+                f"{meta(cell)['points']} in the notebook"
+            )
     return problems
 
 
@@ -302,5 +397,10 @@ def _normal(probe: dict, value: dict) -> str:
 
 
 def _record_calls(source: str) -> list[ast.Call]:
-    return [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute) and node.func.attr == "record"]
+    return [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "record"
+    ]

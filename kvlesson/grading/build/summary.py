@@ -40,8 +40,10 @@ class Summary:
         for entry, (side, rows) in zip(entries, self.authority or []):
             for probe, (label, theirs) in zip(entry["probes"], rows):
                 if theirs is not None and probe["normal"] != theirs:
-                    found.append(f"{label} ({'self-check' if side == 'verify' else 'hidden'}): "
-                                 f"the solution gives {probe['normal']}, the authority {theirs}")
+                    found.append(
+                        f"{label} ({'self-check' if side == 'verify' else 'hidden'}): "
+                        f"the solution gives {probe['normal']}, the authority {theirs}"
+                    )
         return found
 
     def why_dropped(self, entries: list[dict], wrong: list[dict]) -> list[tuple[str, str]]:
@@ -66,16 +68,23 @@ class Summary:
     def text(self, entries: list[dict], wrong: list[dict]) -> str:
         """The cell's summary, a few lines."""
         shown, hidden = self.added("verify"), self.added("record")
-        lines = [f"{self.where}: added {len(shown)} self-check probe(s)"
-                 + (f" {', '.join(shown)}" if shown else "")
-                 + f" and {len(hidden)} hidden" + (f" {', '.join(hidden)}" if hidden else "")]
+        lines = [
+            f"{self.where}: added {len(shown)} self-check probe(s)"
+            + (f" {', '.join(shown)}" if shown else "")
+            + f" and {len(hidden)} hidden"
+            + (f" {', '.join(hidden)}" if hidden else "")
+        ]
         names = sorted({name_of(known["mistake"]) for known in self.key})
-        lines.append(f"  {len(self.known)} known mistakes tried; the key names {len(self.key)} "
-                     f"answers: {', '.join(names) or 'none'}")
+        lines.append(
+            f"  {len(self.known)} known mistakes tried; the key names {len(self.key)} "
+            f"answers: {', '.join(names) or 'none'}"
+        )
         left_out = self.unnamed()
         for words in self.hinted:
-            lines.append(f"  hint: {words}" + (" (left out: the key cannot name it)"
-                                                if words in left_out else ""))
+            lines.append(
+                f"  hint: {words}"
+                + (" (left out: the key cannot name it)" if words in left_out else "")
+            )
         dropped: dict[str, list[str]] = {}
         for code, why in self.why_dropped(entries, wrong):
             dropped.setdefault(why, []).append(name_of(code))
@@ -85,8 +94,10 @@ class Summary:
             lines.append("  no authority declared")
         else:
             checked = sum(theirs is not None for _, rows in self.authority for _, theirs in rows)
-            lines.append(f"  {checked} probes held against the authority, "
-                         f"{len(self.disagreements(entries))} disagree")
+            lines.append(
+                f"  {checked} probes held against the authority, "
+                f"{len(self.disagreements(entries))} disagree"
+            )
         return "\n".join(lines)
 
     def unnamed(self) -> list[str]:
@@ -100,12 +111,15 @@ class Summary:
         mistake the key cannot; the stamps leave such a hint out either way."""
         wrong = self.disagreements(entries)
         if wrong:
-            raise ValueError(f"{self.where}: the instructor's solution disagrees with the "
-                             f"exercise's authority (declare(authority=...)):\n  "
-                             + "\n  ".join(wrong))
+            raise ValueError(
+                f"{self.where}: the instructor's solution disagrees with the "
+                f"exercise's authority (declare(authority=...)):\n  " + "\n  ".join(wrong)
+            )
         unnamed = self.unnamed()
         if unnamed and strict:
-            raise ValueError(f"{self.where}: the self-check names mistakes the key cannot name "
-                             f"(the feedback and the class report would not): "
-                             f"{'; '.join(w.rstrip('.') for w in unnamed)}. Add a hidden probe "
-                             f"on which each gives an answer of its own.")
+            raise ValueError(
+                f"{self.where}: the self-check names mistakes the key cannot name "
+                f"(the feedback and the class report would not): "
+                f"{'; '.join(w.rstrip('.') for w in unnamed)}. Add a hidden probe "
+                f"on which each gives an answer of its own."
+            )

@@ -65,8 +65,11 @@ def _functions_of(module: types.ModuleType) -> Iterator[types.FunctionType]:
 @functools.lru_cache(maxsize=1)
 def catalogue() -> dict[types.CodeType, str]:
     """Every function of the package by its code object: its qualified name."""
-    return {f.__code__: f"{f.__module__}.{f.__qualname__}"
-            for module in _load_all() for f in _functions_of(module)}
+    return {
+        f.__code__: f"{f.__module__}.{f.__qualname__}"
+        for module in _load_all()
+        for f in _functions_of(module)
+    }
 
 
 @functools.lru_cache(maxsize=1)
@@ -99,8 +102,13 @@ def resolve(names: Iterable[str]) -> dict[types.CodeType, str]:
             loaded = importlib.import_module(module)
         except ImportError:  # an optional extra (ipywidgets) is missing: nothing to forbid there
             continue
-        found.update({f.__code__: f"{f.__module__}.{f.__qualname__}"
-                      for f in _functions_of(loaded) if f.__name__ in wanted})
+        found.update(
+            {
+                f.__code__: f"{f.__module__}.{f.__qualname__}"
+                for f in _functions_of(loaded)
+                if f.__name__ in wanted
+            }
+        )
     return found
 
 
@@ -162,8 +170,9 @@ def _calls() -> dict[types.CodeType, set[types.CodeType]]:
     graph = {}
     for code, function in functions.items():
         names = {name for inner in _nested(code) for name in inner.co_names}
-        graph[code] = {c for word in names
-                       for c in _called(function.__globals__.get(word), names, functions)}
+        graph[code] = {
+            c for word in names for c in _called(function.__globals__.get(word), names, functions)
+        }
     return graph
 
 
@@ -184,7 +193,9 @@ def _called(value: object, names: set[str], functions: dict) -> Iterator[types.C
 
 def _members(cls: type) -> Iterator[types.FunctionType]:
     module = sys.modules[cls.__module__]
-    yield from (f for f in _functions_of(module) if f.__qualname__.startswith(cls.__qualname__ + "."))
+    yield from (
+        f for f in _functions_of(module) if f.__qualname__.startswith(cls.__qualname__ + ".")
+    )
 
 
 def _nested(code: types.CodeType) -> Iterator[types.CodeType]:

@@ -48,8 +48,9 @@ def asked_unit(probe: Probe) -> str:
     if family is None or probe.scale == 1:
         return probe.unit
     wanted = family[probe.unit] / probe.scale
-    return next((name for name, size in family.items() if abs(size / wanted - 1) < 1e-9),
-                probe.unit)
+    return next(
+        (name for name, size in family.items() if abs(size / wanted - 1) < 1e-9), probe.unit
+    )
 
 
 def unit_seen(probe: Probe, value: object, right: Callable[[Probe, object], bool]) -> str | None:
@@ -79,66 +80,98 @@ def _about_a_list(label: str, names: dict) -> bool:
     except SyntaxError:
         return False
     args = call.args if isinstance(call, ast.Call) else []
-    return any(isinstance(a, (ast.List, ast.Tuple)) or (
-        isinstance(a, ast.Name) and hasattr(names.get(a.id), "__len__")
-        and not isinstance(names.get(a.id), (str, bytes, dict))) for a in args)
+    return any(
+        isinstance(a, (ast.List, ast.Tuple))
+        or (
+            isinstance(a, ast.Name)
+            and hasattr(names.get(a.id), "__len__")
+            and not isinstance(names.get(a.id), (str, bytes, dict))
+        )
+        for a in args
+    )
 
 
 def setting_problem(made_for: dict, now: dict, parameters: tuple[str, ...]) -> str | None:
     """Why a self-check cannot judge an answer: the notebook's parameters are not the ones
     its stamp holds the answers for (None when they are), and the command that builds the
     course for the student's setting."""
-    changed = [f"{name} = {now[name]!r}" for name in parameters
-               if now.get(name) != made_for.get(name)]
+    changed = [
+        f"{name} = {now[name]!r}" for name in parameters if now.get(name) != made_for.get(name)
+    ]
     if not changed:
         return None
     release = ", ".join(f"{name} = {made_for[name]!r}" for name in parameters)
     wanted = {**made_for, **{k: v for k, v in now.items() if v is not None}}
-    model = (f"--model-config {wanted['MODEL']}" if str(wanted["MODEL"]).endswith(".json")
-             else f"--model {wanted['MODEL']}")
-    command = (f"kvlesson for --gpu {wanted['GPU']} {model} --share {wanted['SHARE']} "
-               f"--longest {wanted['LONGEST']} --cap {wanted['CAP']}")
-    return (f"Not yet: this self-check holds the answers for the release's setting ({release}), "
-            f"and this notebook now has {', '.join(changed)}, so it cannot tell whether your "
-            f"answer is right. Set the parameters cell back and run the notebook again, or build "
-            f"the course for your setting, whose self-checks hold its answers: {command}")
+    model = (
+        f"--model-config {wanted['MODEL']}"
+        if str(wanted["MODEL"]).endswith(".json")
+        else f"--model {wanted['MODEL']}"
+    )
+    command = (
+        f"kvlesson for --gpu {wanted['GPU']} {model} --share {wanted['SHARE']} "
+        f"--longest {wanted['LONGEST']} --cap {wanted['CAP']}"
+    )
+    return (
+        f"Not yet: this self-check holds the answers for the release's setting ({release}), "
+        f"and this notebook now has {', '.join(changed)}, so it cannot tell whether your "
+        f"answer is right. Set the parameters cell back and run the notebook again, or build "
+        f"the course for your setting, whose self-checks hold its answers: {command}"
+    )
 
 
 REREAD = {  # what to re-read, by the kind of answer, when no known mistake explains it
     "count": "Re-read what the exercise counts: from which values, and where the count starts "
-             "and stops.",
+    "and stops.",
     "count_or_none": "Re-read what the exercise counts, and when it asks for None instead.",
     "number": "Re-read the exercise's sum: each value that goes into it, and where each comes "
-              "from.",
+    "from.",
     "list": "Re-read how the exercise goes through the list: which entries count, in which "
-            "order, and which one it asks for.",
+    "order, and which one it asks for.",
 }
 
 
-def wrong_message(probe: Probe, value: object, hint: str | None, hints: dict[str, str],
-                  names: dict, seen: str | None, float_for_count: bool = False) -> str:
+def wrong_message(
+    probe: Probe,
+    value: object,
+    hint: str | None,
+    hints: dict[str, str],
+    names: dict,
+    seen: str | None,
+    float_for_count: bool = False,
+) -> str:
     """What the self-check says of a wrong answer that is not a yes or no (see the module)."""
-    tail = (f" (It should also be a whole number, an int, not the float {value!r}.)"
-            if float_for_count else "")
+    tail = (
+        f" (It should also be a whole number, an int, not the float {value!r}.)"
+        if float_for_count
+        else ""
+    )
     if hint:
         return f"Not yet: {probe.label} is not right: {hint}{tail}"
     if seen:
-        shown = (f" (the self-check shows it in {probe.unit} only to compare)"
-                 if asked_unit(probe) != probe.unit else "")
-        return (f"Not yet: {probe.label} looks like it is in {seen}; the question asks for "
-                f"{asked_unit(probe)}{shown}.{tail}")
+        shown = (
+            f" (the self-check shows it in {probe.unit} only to compare)"
+            if asked_unit(probe) != probe.unit
+            else ""
+        )
+        return (
+            f"Not yet: {probe.label} looks like it is in {seen}; the question asks for "
+            f"{asked_unit(probe)}{shown}.{tail}"
+        )
     kind = "list" if probe.kind != "yes_no" and _about_a_list(probe.label, names) else probe.kind
-    what = f"the right count of {probe.unit}" if probe.kind == "count" and probe.unit \
-        else "right"
-    return (f"Not yet: {probe.label} is not {what}. {hints.get(ELSE) or REREAD[kind]} Then run "
-            f"your answer cell and this one again.{tail}")
+    what = f"the right count of {probe.unit}" if probe.kind == "count" and probe.unit else "right"
+    return (
+        f"Not yet: {probe.label} is not {what}. {hints.get(ELSE) or REREAD[kind]} Then run "
+        f"your answer cell and this one again.{tail}"
+    )
 
 
 def right_but_float(probe: Probe, value: float) -> str:
     """A whole number asked for, the right number given as a float."""
-    return (f"Not yet: {probe.label} is the right number, but a float ({value!r}); the "
-            f"question asks for a whole number, an int. A float anywhere in a sum makes the "
-            f"result a float, // included (7.0 // 2 is 3.0): wrap the result in int(...).")
+    return (
+        f"Not yet: {probe.label} is the right number, but a float ({value!r}); the "
+        f"question asks for a whole number, an int. A float anywhere in a sum makes the "
+        f"result a float, // included (7.0 // 2 is 3.0): wrap the result in int(...)."
+    )
 
 
 def yes_no_message(wrong: list[Probe], every: list[Probe], hints: dict[str, str]) -> str:
@@ -149,20 +182,29 @@ def yes_no_message(wrong: list[Probe], every: list[Probe], hints: dict[str, str]
     decides = hints.get(YES_NO) or "Go back to what decides each in the text above."
     if len(asked) == 1 and not deciding:
         return f"Not yet: {decides}"
-    count = (f"{len(wrong)} of the {len(asked)} yes-or-no answers here "
-             f"{'is' if len(wrong) == 1 else 'are'} not right yet" if len(asked) > 1
-             else f"{asked[0].label} is not right yet")
-    beside = f", though {', '.join(deciding)} {'is' if len(deciding) == 1 else 'are'} right" \
-        if deciding else ""
-    return (f"Not yet: {count}{beside} (the self-check does not say which: flipping one would "
-            f"find it without working it out). {decides}")
+    count = (
+        f"{len(wrong)} of the {len(asked)} yes-or-no answers here "
+        f"{'is' if len(wrong) == 1 else 'are'} not right yet"
+        if len(asked) > 1
+        else f"{asked[0].label} is not right yet"
+    )
+    beside = (
+        f", though {', '.join(deciding)} {'is' if len(deciding) == 1 else 'are'} right"
+        if deciding
+        else ""
+    )
+    return (
+        f"Not yet: {count}{beside} (the self-check does not say which: flipping one would "
+        f"find it without working it out). {decides}"
+    )
 
 
 def _keystream(salt: str, answers: list[str], size: int) -> bytes:
     stream, block = b"", 0
     while len(stream) < size:
-        stream += hashlib.sha256(f"{salt}\n{block}\n".encode() + "\n".join(answers).encode()
-                                 ).digest()
+        stream += hashlib.sha256(
+            f"{salt}\n{block}\n".encode() + "\n".join(answers).encode()
+        ).digest()
         block += 1
     return stream[:size]
 
@@ -172,15 +214,17 @@ def seal(words: str, salt: str, answers: list[str]) -> str:
     forms, one per probe): the setup cell's line of stamps shows no hint in plain text, and a
     student whose answers are the mistake's reads its words (walk item 33)."""
     data = words.encode()
-    return base64.b64encode(bytes(a ^ b for a, b in zip(data, _keystream(salt, answers,
-                                                                        len(data))))).decode()
+    return base64.b64encode(
+        bytes(a ^ b for a, b in zip(data, _keystream(salt, answers, len(data))))
+    ).decode()
 
 
 def unseal(sealed: str, salt: str, answers: list[str]) -> str:
     """The words `seal` sealed, given the same answers."""
     data = base64.b64decode(sealed)
     return bytes(a ^ b for a, b in zip(data, _keystream(salt, answers, len(data)))).decode(
-        errors="replace")
+        errors="replace"
+    )
 
 
 def words_digest(words: str) -> str:

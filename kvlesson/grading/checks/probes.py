@@ -47,8 +47,11 @@ _PACKAGE = str(Path(__file__).resolve().parents[2])  # kvlesson/: not the studen
 def _student_lines(error: BaseException) -> list[str]:
     """The traceback of `error` through the student's code only (the package's own frames,
     the self-check's included, are left out), and the error itself."""
-    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
-              if not str(Path(frame.filename).resolve()).startswith(_PACKAGE)]
+    frames = [
+        frame
+        for frame in traceback.extract_tb(error.__traceback__)
+        if not str(Path(frame.filename).resolve()).startswith(_PACKAGE)
+    ]
     lines = traceback.format_list(frames) + traceback.format_exception_only(error)
     return "".join(lines).rstrip("\n").splitlines()
 
@@ -89,8 +92,9 @@ def count_or_none(label: str, get: Callable[[], object], unit: str) -> Probe:
     return Probe(label, get, "count_or_none", unit)
 
 
-def number(label: str, get: Callable[[], object], unit: str, places: int,
-           scale: float = 1.0) -> Probe:
+def number(
+    label: str, get: Callable[[], object], unit: str, places: int, scale: float = 1.0
+) -> Probe:
     """A number of `unit` (bytes / scale), checked to `places` decimals."""
     return Probe(label, get, "number", unit, places, scale)
 
@@ -113,37 +117,44 @@ def normal(probe: Probe, value: object) -> str:
         return "none"
     if value is None and probe.is_call:
         function = name.split("(")[0]
-        raise WrongKind(f"Not yet: {name} returned None. The function {function} should end "
-                        f"with a `return` line that gives the answer (a function without one "
-                        f"returns None).")
+        raise WrongKind(
+            f"Not yet: {name} returned None. The function {function} should end "
+            f"with a `return` line that gives the answer (a function without one "
+            f"returns None)."
+        )
     if probe.kind == "yes_no":
         if type(value).__name__ not in ("bool", "bool_"):
-            raise WrongKind(f"Not yet: {name} should be True or False (no quotes), "
-                            f"not the {_kind_of(value)}.")
+            raise WrongKind(
+                f"Not yet: {name} should be True or False (no quotes), not the {_kind_of(value)}."
+            )
         return f"bool:{bool(value)}"
     is_bool = type(value).__name__ in ("bool", "bool_")
     if is_bool or not isinstance(value, numbers.Real):
         if probe.is_call:
-            raise WrongKind(f"Not yet: {name} should give a number of {unit}, "
-                            f"not the {_kind_of(value)}.")
+            raise WrongKind(
+                f"Not yet: {name} should give a number of {unit}, not the {_kind_of(value)}."
+            )
         example = "12" if probe.kind != "number" else "12.3"
-        raise WrongKind(f"Not yet: {name} should be a {'' if probe.kind == 'number' else 'whole '}"
-                        f"number of {unit}, such as {example}, not the {_kind_of(value)}. "
-                        f"Write the number alone, without quotes or units: {name} = {example}")
+        raise WrongKind(
+            f"Not yet: {name} should be a {'' if probe.kind == 'number' else 'whole '}"
+            f"number of {unit}, such as {example}, not the {_kind_of(value)}. "
+            f"Write the number alone, without quotes or units: {name} = {example}"
+        )
     if probe.kind == "number":
         if not math.isfinite(value):
             raise NotYet(f"Not yet: {name} should be a finite number of {unit}, got {value!r}.")
         return f"num:{round(float(value) / probe.scale, probe.places) + 0.0:.{probe.places}f}"
     if not isinstance(value, numbers.Integral):
-        raise WrongKind(f"Not yet: {name} should be a whole number of {unit}, an int such as 12, "
-                        f"not the {_kind_of(value)}. Use whole-number arithmetic (//) or int(...).")
+        raise WrongKind(
+            f"Not yet: {name} should be a whole number of {unit}, an int such as 12, "
+            f"not the {_kind_of(value)}. Use whole-number arithmetic (//) or int(...)."
+        )
     return f"int:{int(value)}"
 
 
 def whole_float(probe: Probe, value: object) -> int | None:
     """A whole number asked for and a float given that is whole (2048.0): that int."""
-    if probe.kind in ("count", "count_or_none") and isinstance(value, float) \
-            and value.is_integer():
+    if probe.kind in ("count", "count_or_none") and isinstance(value, float) and value.is_integer():
         return int(value)
     return None
 
@@ -156,8 +167,9 @@ def float_for_count(probe: Probe, value: object) -> bool:
 def from_key(entry: dict) -> Probe:
     """A probe as a key holds it (label, kind, unit, places, scale), to judge a recorded
     value with: it evaluates nothing."""
-    return Probe(entry["label"], lambda: None, entry["kind"], entry["unit"], entry["places"],
-                 entry["scale"])
+    return Probe(
+        entry["label"], lambda: None, entry["kind"], entry["unit"], entry["places"], entry["scale"]
+    )
 
 
 def answer_text(probe: Probe, encoded: object) -> str:
@@ -191,8 +203,11 @@ def encode(value: object) -> dict:
     if isinstance(value, numbers.Integral):
         return {"t": "int", "v": int(value), "type": kind}
     if isinstance(value, numbers.Real):
-        return {"t": "float", "v": float(value) if math.isfinite(value) else repr(float(value)),
-                "type": kind}
+        return {
+            "t": "float",
+            "v": float(value) if math.isfinite(value) else repr(float(value)),
+            "type": kind,
+        }
     if isinstance(value, str):
         return {"t": "str", "v": value[:200]}
     return {"t": "other", "type": kind, "repr": repr(value)[:200]}
@@ -241,5 +256,7 @@ def assigns(source: str, name: str) -> bool:
     tree = _tree(source)
     return tree is not None and any(
         isinstance(node, ast.Name) and node.id == name
-        for statement in tree.body for target in getattr(statement, "targets", [])
-        for node in ast.walk(target))
+        for statement in tree.body
+        for target in getattr(statement, "targets", [])
+        for node in ast.walk(target)
+    )

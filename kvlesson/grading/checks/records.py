@@ -43,22 +43,22 @@ class RecordCatcher:
             self._line(line)
         at = self.waiting.rfind(RECORD_PREFIX)
         if at < 0:  # keep what could be the start of a prefix cut between two chunks
-            self.waiting = self.waiting[-(len(RECORD_PREFIX) - 1):]
+            self.waiting = self.waiting[-(len(RECORD_PREFIX) - 1) :]
         else:
             start = self.waiting[:at]
             self._line(start)  # records that ended where the next one starts
-            self.waiting = self.waiting[at:at + RECORD_LIMIT + 1]
+            self.waiting = self.waiting[at : at + RECORD_LIMIT + 1]
 
     def _line(self, line: str) -> None:
         for part in line.split(RECORD_PREFIX)[1:]:
             if len(self.lines) < MOST_CAUGHT:
-                self.lines.append((RECORD_PREFIX + part)[:RECORD_LIMIT + 1])
+                self.lines.append((RECORD_PREFIX + part)[: RECORD_LIMIT + 1])
 
     def caught(self) -> list[str]:
         """Every record line of the cell so far, the unended last one included."""
         lines = list(self.lines)
         for part in self.waiting.split(RECORD_PREFIX)[1:]:
-            lines.append((RECORD_PREFIX + part)[:RECORD_LIMIT + 1])
+            lines.append((RECORD_PREFIX + part)[: RECORD_LIMIT + 1])
         return lines[:MOST_CAUGHT]
 
 
@@ -69,8 +69,11 @@ def _printed(cell) -> list[str]:
         if output.get("output_type") != "stream" or output.get("name") != "stdout":
             continue
         text = output.get("text", "")
-        lines += [line for line in (text if isinstance(text, str) else "".join(text)).splitlines()
-                  if line.startswith(RECORD_PREFIX)]
+        lines += [
+            line
+            for line in (text if isinstance(text, str) else "".join(text)).splitlines()
+            if line.startswith(RECORD_PREFIX)
+        ]
     return lines
 
 
@@ -79,13 +82,15 @@ def records_of(cell) -> list[dict]:
     graded the cell in the box (`CAUGHT`), else those among its stdout outputs (the build's
     own runs); a broken, oversized or odd one as {} (it then belongs to no exercise)."""
     caught = cell.get("metadata", {}).get(CAUGHT)
-    lines = ([line for line in caught if isinstance(line, str)] if isinstance(caught, list)
-             else _printed(cell))
+    lines = (
+        [line for line in caught if isinstance(line, str)]
+        if isinstance(caught, list)
+        else _printed(cell)
+    )
     found = []
     for line in lines:
         try:
-            record = (json.loads(line[len(RECORD_PREFIX):])
-                      if len(line) <= RECORD_LIMIT else {})
+            record = json.loads(line[len(RECORD_PREFIX) :]) if len(line) <= RECORD_LIMIT else {}
         except (ValueError, RecursionError):
             record = {}
         found.append(record if isinstance(record, dict) else {})

@@ -48,22 +48,35 @@ class Rules:
 CURRENT = Rules()  # the rules of the test cell that ran last (forget() before the next one)
 
 
-def declare(domain: Callable[..., bool] | None = None, authority: Authority | None = None,
-            mistakes: dict[str, tuple[str, str]] | None = None) -> None:
+def declare(
+    domain: Callable[..., bool] | None = None,
+    authority: Authority | None = None,
+    mistakes: dict[str, tuple[str, str]] | None = None,
+) -> None:
     """Declare the rules of the exercise whose test cell this is (see the module's
     docstring); a wrong form says what is wrong, in the instructor's terms."""
     global CURRENT
     if domain is not None and not callable(domain):
         raise TypeError(f"declare(domain=...) takes a predicate, got {domain!r}")
-    if authority is not None and not (callable(authority) or (
-            isinstance(authority, dict) and all(map(callable, authority.values())))):
-        raise TypeError("declare(authority=...) takes a function, or a dict of each answer "
-                        f"variable's name to a function of no argument, got {authority!r}")
+    if authority is not None and not (
+        callable(authority)
+        or (isinstance(authority, dict) and all(map(callable, authority.values())))
+    ):
+        raise TypeError(
+            "declare(authority=...) takes a function, or a dict of each answer "
+            f"variable's name to a function of no argument, got {authority!r}"
+        )
     for name, pair in (mistakes or {}).items():
-        if not (isinstance(name, str) and isinstance(pair, tuple) and len(pair) == 2
-                and all(isinstance(part, str) for part in pair)):
-            raise TypeError("declare(mistakes=...) takes {name: (wrong answer cell, hint)}, "
-                            f"all text; got {name!r}: {pair!r}")
+        if not (
+            isinstance(name, str)
+            and isinstance(pair, tuple)
+            and len(pair) == 2
+            and all(isinstance(part, str) for part in pair)
+        ):
+            raise TypeError(
+                "declare(mistakes=...) takes {name: (wrong answer cell, hint)}, "
+                f"all text; got {name!r}: {pair!r}"
+            )
     CURRENT = Rules(domain, authority, dict(mistakes or {}))
 
 

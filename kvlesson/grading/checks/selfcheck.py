@@ -42,8 +42,18 @@ from kvlesson.grading.checks.probes import (
 )
 from kvlesson.grading.checks.records import record_line
 
-__all__ = ["NotYet", "Probe", "WrongKind", "count", "count_or_none", "load_stamps", "number",
-           "record", "verify", "yes_no"]
+__all__ = [
+    "NotYet",
+    "Probe",
+    "WrongKind",
+    "count",
+    "count_or_none",
+    "load_stamps",
+    "number",
+    "record",
+    "verify",
+    "yes_no",
+]
 
 PARAMETERS = ("GPU", "MODEL", "SHARE", "LONGEST", "CAP")  # each notebook's parameters cell
 YES_NO = messages.YES_NO  # `verify(hints=...)`'s key for what decides a yes or no
@@ -65,14 +75,20 @@ def _evaluate(probe: Probe) -> object:
     try:
         return probe.get()
     except NameError as error:
-        raise NotYet(f"Not yet: {probe.label} cannot be evaluated ({error}): run your answer "
-                     f"cell above first.") from error
+        raise NotYet(
+            f"Not yet: {probe.label} cannot be evaluated ({error}): run your answer "
+            f"cell above first."
+        ) from error
     except NotImplementedError as error:
-        raise NotYet(f"Not yet: {probe.label} is not written yet: replace "
-                     f"`raise NotImplementedError()` in the answer cell with your code.") from error
+        raise NotYet(
+            f"Not yet: {probe.label} is not written yet: replace "
+            f"`raise NotImplementedError()` in the answer cell with your code."
+        ) from error
     except Exception as error:
-        raise NotYet(f"Not yet: {probe.label} raised {type(error).__name__}: {error} "
-                     f"(the lines below show where, in your code).") from error
+        raise NotYet(
+            f"Not yet: {probe.label} raised {type(error).__name__}: {error} "
+            f"(the lines below show where, in your code)."
+        ) from error
 
 
 # Stamp mode is fixed when the kernel imports this module (the build starts the kernel with
@@ -93,9 +109,17 @@ def _stamp_entry(role: str, probes: list[Probe], names: dict, extra: dict) -> No
     entry = {"role": role, **extra, "setting": setting, "probes": []}
     for probe in probes:
         value = _evaluate(probe)
-        entry["probes"].append({"label": probe.label, "kind": probe.kind, "unit": probe.unit,
-                                "places": probe.places, "scale": probe.scale,
-                                "normal": normal(probe, value), "expected": encode(value)})
+        entry["probes"].append(
+            {
+                "label": probe.label,
+                "kind": probe.kind,
+                "unit": probe.unit,
+                "places": probe.places,
+                "scale": probe.scale,
+                "normal": normal(probe, value),
+                "expected": encode(value),
+            }
+        )
     _PENDING.append((role, probes, entry))
     with open(_stamping(), "a") as out:
         out.write(json.dumps(entry) + "\n")
@@ -125,8 +149,19 @@ def wrong_values(mistake: str, hint: str, same: str = "") -> None:
         values.append(row)
         answers.append(texts)
     with open(_stamping(), "a") as out:
-        out.write(json.dumps({"role": "mistake", "mistake": mistake, "hint": hint,
-                              "same": same, "values": values, "answers": answers}) + "\n")
+        out.write(
+            json.dumps(
+                {
+                    "role": "mistake",
+                    "mistake": mistake,
+                    "hint": hint,
+                    "same": same,
+                    "values": values,
+                    "answers": answers,
+                }
+            )
+            + "\n"
+        )
 
 
 def start_cell() -> None:
@@ -134,8 +169,12 @@ def start_cell() -> None:
     _PENDING.clear()
 
 
-def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = None,
-           forbidden: tuple[str, ...] = ()) -> None:
+def verify(
+    probes: list[Probe],
+    stamp: str = "",
+    hints: dict[str, str] | None = None,
+    forbidden: tuple[str, ...] = (),
+) -> None:
     """The self-check: each probe against its salted hash; a wrong answer that a known
     mistake gives gets that mistake's hint, one right in another unit is told so, any other
     what to re-read (`kvlesson.grading.checks.messages`); a call of a `forbidden` function
@@ -144,8 +183,7 @@ def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = 
     answer)."""
     names = sys._getframe(1).f_globals
     if _stamping():
-        _stamp_entry("verify", probes, names, {"hints": hints or {},
-                                               "forbidden": list(forbidden)})
+        _stamp_entry("verify", probes, names, {"hints": hints or {}, "forbidden": list(forbidden)})
         print("Self-check passed.")
         return
     made = _stamp(stamp)
@@ -155,8 +193,9 @@ def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = 
     codes, test = forbidding.resolve(forbidden), sys._getframe(1).f_code.co_filename
     checked = made["probes"]
     if len(checked) != len(probes):
-        raise NotYet("Not yet: this self-check's stamp does not fit its probes: run "
-                     "`kvlesson build` again.")
+        raise NotYet(
+            "Not yet: this self-check's stamp does not fit its probes: run `kvlesson build` again."
+        )
     outcomes = []
     for probe in probes:  # every probe first: a hint must fit the answer on all of them
         calls: list[str] = []
@@ -165,8 +204,9 @@ def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = 
                 outcomes.append((_evaluate(probe), calls, None))
         except NotYet as error:
             outcomes.append((None, calls, error))
-    texts = [_quiet_normal(probe, value, error) for probe, (value, _, error)
-             in zip(probes, outcomes)]
+    texts = [
+        _quiet_normal(probe, value, error) for probe, (value, _, error) in zip(probes, outcomes)
+    ]
     words, wrong_yes_no = hints or {}, []
     for (probe, expect), (value, calls, error) in zip(zip(probes, checked), outcomes):
         _refuse(probe.label, calls, forbidden)
@@ -181,10 +221,17 @@ def verify(probes: list[Probe], stamp: str = "", hints: dict[str, str] | None = 
                 wrong_yes_no.append(probe)
                 continue
             seen = messages.unit_seen(probe, value, lambda p, v: _is_right(expect, p, v))
-            raise NotYet(messages.wrong_message(
-                probe, value, _hint(made.get("hints", []), checked, texts,
-                                    [p.kind for p in probes]), words, names, seen,
-                float_for_count=whole is not None or float_for_count(probe, value)))
+            raise NotYet(
+                messages.wrong_message(
+                    probe,
+                    value,
+                    _hint(made.get("hints", []), checked, texts, [p.kind for p in probes]),
+                    words,
+                    names,
+                    seen,
+                    float_for_count=whole is not None or float_for_count(probe, value),
+                )
+            )
     if wrong_yes_no:
         raise NotYet(messages.yes_no_message(wrong_yes_no, probes, words))
     print("Self-check passed.")
@@ -210,18 +257,26 @@ def _quiet_normal(probe: Probe, value: object, error: Exception | None) -> str |
         return None
 
 
-def _hint(hints: list[dict], checked: list[dict], texts: list[str | None],
-          kinds: list[str]) -> str | None:
+def _hint(
+    hints: list[dict], checked: list[dict], texts: list[str | None], kinds: list[str]
+) -> str | None:
     """The words of the one known mistake whose answers, on every probe but the yes-or-no
     ones (`kinds`), are the student's; None when none is, or when mistakes with other words
     are too (a coincidence of values is not a diagnosis)."""
-    found = {messages.unseal(hint["said"], checked[0]["salt"],
-                             [t for t, w in zip(texts, hint["hashes"]) if w is not None])
-             for hint in hints
-             if all(wanted is None and kind == "yes_no" or (
-                 text is not None and wanted is not None
-                 and digest(expect["salt"], text) == wanted)
-                 for text, wanted, expect, kind in zip(texts, hint["hashes"], checked, kinds))}
+    found = {
+        messages.unseal(
+            hint["said"],
+            checked[0]["salt"],
+            [t for t, w in zip(texts, hint["hashes"]) if w is not None],
+        )
+        for hint in hints
+        if all(
+            wanted is None
+            and kind == "yes_no"
+            or (text is not None and wanted is not None and digest(expect["salt"], text) == wanted)
+            for text, wanted, expect, kind in zip(texts, hint["hashes"], checked, kinds)
+        )
+    }
     return found.pop() if len(found) == 1 else None
 
 
@@ -241,8 +296,10 @@ def _stamp(stamp: str) -> dict:
     if stamp.startswith("{"):
         return json.loads(stamp)
     if stamp not in _ANSWERS:
-        raise NotYet("Not yet: this self-check's answers are loaded by the notebook's first "
-                     "code cell (the one that imports kvlesson): run it, then this cell again.")
+        raise NotYet(
+            "Not yet: this self-check's answers are loaded by the notebook's first "
+            "code cell (the one that imports kvlesson): run it, then this cell again."
+        )
     return _ANSWERS[stamp]
 
 
@@ -275,12 +332,15 @@ def record(grade_id: str, probes: list[Probe], forbidden: tuple[str, ...] = ()) 
     _refuse(grade_id, calls, forbidden)
 
 
-def forbidden_message(what: str, used: list[str], forbidden: tuple[str, ...],
-                      through: str = "") -> str:
+def forbidden_message(
+    what: str, used: list[str], forbidden: tuple[str, ...], through: str = ""
+) -> str:
     """How the self-check and the grade say that an answer used a forbidden function."""
     names = ", ".join(sorted({name.rsplit(".", 1)[-1] for name in used}))
-    return (f"Not yet: {what} {through or 'calls'} {names}; this exercise asks you to work it "
-            f"out without {', '.join(forbidden)}, and the grade gives no point for it.")
+    return (
+        f"Not yet: {what} {through or 'calls'} {names}; this exercise asks you to work it "
+        f"out without {', '.join(forbidden)}, and the grade gives no point for it."
+    )
 
 
 def _refuse_written(label: str, names: dict, codes: dict) -> None:

@@ -31,12 +31,16 @@ def why_left_out(name: str, notebooks: list[str], folder: bool) -> str:
     """Why the entry `name` of a submission is not graded, in a student's words."""
     wanted = ", ".join(notebooks) or "the assignment's notebook"
     if not folder and name.endswith(".ipynb"):
-        return (f"a notebook this assignment does not have (it has {wanted}): only the "
-                "assignment's own notebooks are graded, under their own names")
+        return (
+            f"a notebook this assignment does not have (it has {wanted}): only the "
+            "assignment's own notebooks are graded, under their own names"
+        )
     what = "a folder" if folder else "a file"
-    return (f"{what} handed in beside the notebook: only {wanted} is graded, and nothing "
-            "beside it is copied for grading, so the notebook cannot read or import it; put "
-            "what it needs in the notebook itself")
+    return (
+        f"{what} handed in beside the notebook: only {wanted} is graded, and nothing "
+        "beside it is copied for grading, so the notebook cannot read or import it; put "
+        "what it needs in the notebook itself"
+    )
 
 
 def keep_notebooks(sealed: Path, notebooks: Iterable[str]) -> list[Refusal]:
@@ -55,6 +59,7 @@ def keep_notebooks(sealed: Path, notebooks: Iterable[str]) -> list[Refusal]:
             shutil.rmtree(path)
         else:
             path.unlink()
-        removed.append(Refusal(printable(name) + ("/" if folder else ""),
-                               why_left_out(name, wanted, folder)))
+        removed.append(
+            Refusal(printable(name) + ("/" if folder else ""), why_left_out(name, wanted, folder))
+        )
     return removed

@@ -39,8 +39,11 @@ def course_root(start: Path, course: Path | None = None) -> tuple[Path, Config]:
     ValueError, saying what to give, if that folder is no course root."""
     start = Path(course or start).resolve()
     config = load(start)
-    root = Path(config.CourseDirectory.root).resolve() if "root" in config.CourseDirectory \
-        and course is None else start
+    root = (
+        Path(config.CourseDirectory.root).resolve()
+        if "root" in config.CourseDirectory and course is None
+        else start
+    )
     if root != start:
         config = load(root)
         config.CourseDirectory.root = str(root)
@@ -48,7 +51,8 @@ def course_root(start: Path, course: Path | None = None) -> tuple[Path, Config]:
         raise ValueError(
             f"{root} is not a course root (it has no {CONFIG}), and no nbgrader configuration "
             f"names one (c.CourseDirectory.root). Run this in the course root, or give it: "
-            f"--course /path/to/the/course")
+            f"--course /path/to/the/course"
+        )
     return root, config
 
 
@@ -66,6 +70,7 @@ class Course:
 
     def gradebook(self):
         from nbgrader.api import Gradebook
+
         return Gradebook(self.db_url, course_id=self.course_id)
 
     def database(self) -> Path:

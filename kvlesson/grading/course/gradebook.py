@@ -61,16 +61,23 @@ def generate(root: Path, names: list[str]) -> None:
     """nbgrader's generate_assignment --force for each of `names` in the course `root`, in
     one process: each recorded in the gradebook and released into notebooks/. RuntimeError
     with nbgrader's words for those that failed."""
-    done = subprocess.run([*isolated.python("kvlesson.grading.course.gradebook"), *names],
-                          cwd=root, capture_output=True, text=True)
+    done = subprocess.run(
+        [*isolated.python("kvlesson.grading.course.gradebook"), *names],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
     try:
         failed = json.loads(done.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         failed = {name: done.stderr[-2000:] for name in names}
     if done.returncode != 0 or failed:
-        raise RuntimeError("\n".join(
-            f"nbgrader generate_assignment {name} --force failed in {root}:\n{why}"
-            for name, why in failed.items()))
+        raise RuntimeError(
+            "\n".join(
+                f"nbgrader generate_assignment {name} --force failed in {root}:\n{why}"
+                for name, why in failed.items()
+            )
+        )
 
 
 def _generate(names: list[str]) -> dict[str, str]:
@@ -91,8 +98,10 @@ def _generate(names: list[str]) -> dict[str, str]:
 
 def snapshot(gradebook: Path, copy: Path) -> None:
     """A consistent copy of the gradebook (SQLite's own backup, safe while it is in use)."""
-    with sqlite3.connect(f"file:{gradebook}?mode=ro", uri=True) as src, \
-            sqlite3.connect(copy) as dst:
+    with (
+        sqlite3.connect(f"file:{gradebook}?mode=ro", uri=True) as src,
+        sqlite3.connect(copy) as dst,
+    ):
         src.backup(dst)
 
 

@@ -22,15 +22,16 @@ import kvlesson
 # install; it holds only the grader's code, never a student's.
 PACKAGE_HOME = str(Path(kvlesson.__file__).resolve().parent.parent)
 PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
-BOOT = ("import runpy, sys; sys.path.insert(0, {home!r}); del sys.argv[1]; "
-        "runpy.run_module({module!r}, run_name='__main__', alter_sys=True)")
+BOOT = (
+    "import runpy, sys; sys.path.insert(0, {home!r}); del sys.argv[1]; "
+    "runpy.run_module({module!r}, run_name='__main__', alter_sys=True)"
+)
 
 
 def python(module: str) -> list[str]:
     """The command that runs `module` as `python -m module` would, in isolated mode; the
     module's own arguments follow it."""
-    return [sys.executable, "-I", "-B", "-c", BOOT.format(home=PACKAGE_HOME, module=module),
-            module]
+    return [sys.executable, "-I", "-B", "-c", BOOT.format(home=PACKAGE_HOME, module=module), module]
 
 
 def die_with_parent() -> None:

@@ -25,7 +25,7 @@ MISTAKES = {  # code: the hint a self-check gives when a wrong answer matches th
     "constant": "one of the numbers in your code is one away from the right one.",
     "rounding": "check the rounding the question asks for: up, down or to the nearest.",
     "kilo": "a thousand is 1,000 here, or 1,024 where the question counts in binary units: "
-            "check which.",
+    "check which.",
     "swapped": "the arguments are taken in the wrong order: check the order the question gives.",
     "hardcoded": "the function should use its argument, not one value the self-check passes it.",
 }
@@ -66,7 +66,7 @@ def is_known(code: str) -> bool:
 
 def name_of(code: str) -> str:
     """A known mistake in a few words, as the class report names it."""
-    return NAMES.get(code) or code[len(DECLARED):] if is_known(code) else code
+    return NAMES.get(code) or code[len(DECLARED) :] if is_known(code) else code
 
 
 def rank(code: str) -> int:

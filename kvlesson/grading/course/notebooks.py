@@ -38,8 +38,7 @@ def is_test_cell(cell) -> bool:
 
 def answer_code(source: str) -> str:
     """An answer cell's code as a student who got it right writes it: no markers."""
-    return "\n".join(line for line in source.splitlines()
-                     if line.strip() not in SOLUTION_MARKERS)
+    return "\n".join(line for line in source.splitlines() if line.strip() not in SOLUTION_MARKERS)
 
 
 def python_of(source: str) -> str:

@@ -21,8 +21,7 @@ from kvlesson.grading.course.notebooks import grade_id_of
 
 def released(source: str) -> str:
     """A cell's source as nbgrader releases it: hidden tests cleared."""
-    cell, _ = ClearHiddenTests(enforce_metadata=False).preprocess_cell(
-        new_code_cell(source), {}, 0)
+    cell, _ = ClearHiddenTests(enforce_metadata=False).preprocess_cell(new_code_cell(source), {}, 0)
     return cell.source
 
 
@@ -30,7 +29,8 @@ def released_answer(source: str) -> str:
     """An answer cell's source as nbgrader releases it: the solution replaced by the
     code stub (`# YOUR CODE HERE`, `raise NotImplementedError()`)."""
     cell, _ = ClearSolutions(enforce_metadata=False).preprocess_cell(
-        new_code_cell(source), {"language": "python"}, 0)
+        new_code_cell(source), {"language": "python"}, 0
+    )
     return cell.source
 
 
@@ -41,8 +41,9 @@ class OverwriteReleasedCells(OverwriteCells):
         grade_id = grade_id_of(cell)
         if grade_id is not None:
             try:
-                source = self.gradebook.find_source_cell(grade_id, self.notebook_id,
-                                                         self.assignment_id)
+                source = self.gradebook.find_source_cell(
+                    grade_id, self.notebook_id, self.assignment_id
+                )
             except MissingEntry:
                 source = None  # nbgrader warns that the cell is not in the gradebook
             if source is not None and source.locked and cell.source == released(source.source):

@@ -25,8 +25,13 @@ from kvlesson.grading.course.text import printable, words
 # An exercise's outcome: passed; failed (a wrong answer, with its known mistake if one
 # matched); skipped (no code of the student's in the answer cell); zeroed (the values were
 # right, a flag cost the points); not graded (the submission could not be graded).
-PASSED, FAILED, SKIPPED, ZEROED, NOT_GRADED = ("passed", "failed", "skipped", "zeroed",
-                                               "not graded")
+PASSED, FAILED, SKIPPED, ZEROED, NOT_GRADED = (
+    "passed",
+    "failed",
+    "skipped",
+    "zeroed",
+    "not graded",
+)
 OUTCOMES = (PASSED, FAILED, SKIPPED, ZEROED, NOT_GRADED)
 
 # The kinds of flag. The box's: a cell that killed its kernel, a cell that could not be
@@ -35,8 +40,12 @@ OUTCOMES = (PASSED, FAILED, SKIPPED, ZEROED, NOT_GRADED)
 # the exercises that forbid it). The reading of cells also asks the instructor to LOOK at a
 # cell; every other flag (a mark's words, a file left out, the exchange's refusals, a
 # submission that could not be graded) is a NOTE.
-KILLED, STUCK, TAMPERING, FORBIDDEN = ("killed its kernel", "could not be interrupted",
-                                       "tampering", "ran a forbidden function")
+KILLED, STUCK, TAMPERING, FORBIDDEN = (
+    "killed its kernel",
+    "could not be interrupted",
+    "tampering",
+    "ran a forbidden function",
+)
 LOOK, NOTE = "look", "note"
 KINDS = (KILLED, STUCK, TAMPERING, FORBIDDEN, LOOK, NOTE)
 
@@ -155,6 +164,7 @@ class ClassResults:
 
 # --- the serialised form -----------------------------------------------------------------
 
+
 def flag_from(data: dict | list) -> Flag:
     """A flag from its serialised form (a marker written before flags had a kind holds a
     [notebook, cell, reason] list)."""
@@ -179,9 +189,13 @@ def result_to_json(result: SubmissionResult) -> str:
 
 def result_from_json(line: str | bytes) -> SubmissionResult:
     data = json.loads(line)
-    return SubmissionResult(**{**data, "flags": [flag_from(f) for f in data["flags"]],
-                               "notebooks": {name: notebook_from(nb)
-                                             for name, nb in data["notebooks"].items()}})
+    return SubmissionResult(
+        **{
+            **data,
+            "flags": [flag_from(f) for f in data["flags"]],
+            "notebooks": {name: notebook_from(nb) for name, nb in data["notebooks"].items()},
+        }
+    )
 
 
 @dataclass(frozen=True)
@@ -198,8 +212,13 @@ class Marker:
 
     @classmethod
     def of(cls, result: SubmissionResult) -> "Marker":
-        return cls(result.timestamp, result.graded, result.failure, tuple(result.flags),
-                   {name: tuple(nb.marks) for name, nb in result.notebooks.items()})
+        return cls(
+            result.timestamp,
+            result.graded,
+            result.failure,
+            tuple(result.flags),
+            {name: tuple(nb.marks) for name, nb in result.notebooks.items()},
+        )
 
     def write(self, path: Path) -> None:
         path.write_text(json.dumps(asdict(self), indent=1))
@@ -212,9 +231,15 @@ class Marker:
             return None
         try:
             data = json.loads(path.read_text())
-            return cls(data.get("timestamp"), bool(data.get("graded")), data.get("failure", ""),
-                       tuple(flag_from(f) for f in data.get("flags", [])),
-                       {name: tuple(mark_from(m) for m in marks)
-                        for name, marks in data.get("marks", {}).items()})
+            return cls(
+                data.get("timestamp"),
+                bool(data.get("graded")),
+                data.get("failure", ""),
+                tuple(flag_from(f) for f in data.get("flags", [])),
+                {
+                    name: tuple(mark_from(m) for m in marks)
+                    for name, marks in data.get("marks", {}).items()
+                },
+            )
         except (ValueError, TypeError, AttributeError):
             return None

@@ -26,6 +26,8 @@ MAX_TOTAL_BYTES = 50 * 2**20
 MAX_FILES = 200
 REFUSALS = "kvlesson-refused.json"  # beside a collected submission: what collect left out
 MAX_DEPTH = 8  # folders inside the submission folder
+
+
 @dataclass(frozen=True)
 class Refusal:
     """One thing of a submission that was not copied: its path in the submission and why."""
@@ -49,9 +51,13 @@ class SealLimits:
 
 def kind_of(mode: int) -> str | None:
     """What a file that is not a regular file or a folder is, in words (None if it is one)."""
-    for test, name in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device")):
+    for test, name in (
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
         if test(mode):
             return name
     return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else "not a regular file"
@@ -79,9 +85,12 @@ class _Copy:
             if any(Path(name).match(pattern) for pattern in self.ignore):
                 continue
             if depth == 0 and name == REFUSALS:  # only collect writes it, beside the copy
-                self.refuse(relative / name, "the name of the list the course's collect "
-                            "writes beside a submission: a file of the student's own under "
-                            "this name is never taken for it")
+                self.refuse(
+                    relative / name,
+                    "the name of the list the course's collect "
+                    "writes beside a submission: a file of the student's own under "
+                    "this name is never taken for it",
+                )
                 continue
             self.entry(source / name, dest / name, relative / name, depth)
 
@@ -102,8 +111,11 @@ class _Copy:
         elif info.st_nlink > 1:
             self.refuse(relative, "a hard link to another file: only plain files are graded")
         elif info.st_size > self.limits.file_bytes:
-            self.refuse(relative, f"{info.st_size:,} bytes, over the limit of "
-                                  f"{self.limits.file_bytes:,} for one file")
+            self.refuse(
+                relative,
+                f"{info.st_size:,} bytes, over the limit of "
+                f"{self.limits.file_bytes:,} for one file",
+            )
         elif self.files >= self.limits.files:
             self.refuse(relative, f"more than {self.limits.files} files")
         elif self.bytes + info.st_size > self.limits.total_bytes:
@@ -122,16 +134,19 @@ class _Copy:
             return
         with os.fdopen(fd, "rb") as src:
             now = os.fstat(src.fileno())
-            if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino) \
-                    or not stat.S_ISREG(now.st_mode):
+            if (now.st_dev, now.st_ino) != (info.st_dev, info.st_ino) or not stat.S_ISREG(
+                now.st_mode
+            ):
                 self.refuse(relative, "changed while it was copied")
                 return
             with open(dest, "xb") as out:
                 copied = _copy_at_most(src, out, self.limits.file_bytes)
         if copied is None:
             dest.unlink()
-            self.refuse(relative, f"grew past the limit of {self.limits.file_bytes:,} bytes "
-                                  "while it was copied")
+            self.refuse(
+                relative,
+                f"grew past the limit of {self.limits.file_bytes:,} bytes while it was copied",
+            )
             return
         os.chmod(dest, 0o644)
         self.files += 1
@@ -149,8 +164,9 @@ def _copy_at_most(src, out, limit: int) -> int | None:
     return copied
 
 
-def seal(source: Path, dest: Path, limits: SealLimits = SealLimits(),
-         ignore: tuple[str, ...] = ()) -> list[Refusal]:
+def seal(
+    source: Path, dest: Path, limits: SealLimits = SealLimits(), ignore: tuple[str, ...] = ()
+) -> list[Refusal]:
     """Copy the folder `source` into the new folder `dest`, plain files and folders only;
     what was left out, with the reasons. A `source` that is not a real folder (a link to
     one, a file) gives an empty `dest` and a refusal, never an error: one entry of the
@@ -166,8 +182,9 @@ def seal(source: Path, dest: Path, limits: SealLimits = SealLimits(),
         info = os.lstat(source)
     except OSError as error:
         dest.mkdir(mode=0o755)
-        return [Refusal(".", f"the submission cannot be read ({error.strerror}): nothing "
-                             "was copied")]
+        return [
+            Refusal(".", f"the submission cannot be read ({error.strerror}): nothing was copied")
+        ]
     if not stat.S_ISDIR(info.st_mode):  # that student's submission is empty; the rest go on
         dest.mkdir(mode=0o755)
         kind = kind_of(info.st_mode) or "a file"
@@ -207,9 +224,14 @@ def read_refusals(folder: Path) -> list[str]:
         body = json.loads(path.read_text())
     except (OSError, ValueError):
         return [f"{REFUSALS} cannot be read: the submission was tampered with"]
-    if not (isinstance(body, dict) and body.get("written_by") == COLLECTED_BY
-            and isinstance(body.get("notes"), list)):
-        return [f"{REFUSALS} beside this submission is not the list the course's collect "
-                "writes (a file of the student's, or a collect without the course's "
-                "configuration): delete this folder of submitted/ and run `nbgrader collect` again"]
+    if not (
+        isinstance(body, dict)
+        and body.get("written_by") == COLLECTED_BY
+        and isinstance(body.get("notes"), list)
+    ):
+        return [
+            f"{REFUSALS} beside this submission is not the list the course's collect "
+            "writes (a file of the student's, or a collect without the course's "
+            "configuration): delete this folder of submitted/ and run `nbgrader collect` again"
+        ]
     return [printable(str(note), 2_000) for note in body["notes"]]

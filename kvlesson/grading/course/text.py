@@ -21,10 +21,13 @@ def printable(text: str, limit: int = MAX_NAME) -> str:
     surrogate escapes) and control characters written as escapes (\\xff, \\n, \\x1b), and
     cut past `limit` characters, with its length."""
     shown = "".join(
-        f"\\x{ord(ch) - 0xDC00:02x}" if 0xDC80 <= ord(ch) <= 0xDCFF
+        f"\\x{ord(ch) - 0xDC00:02x}"
+        if 0xDC80 <= ord(ch) <= 0xDCFF
         else ch.encode("unicode_escape").decode("ascii")
-        if not ch.isprintable() or 0xD800 <= ord(ch) <= 0xDFFF else ch
-        for ch in str(text))
+        if not ch.isprintable() or 0xD800 <= ord(ch) <= 0xDFFF
+        else ch
+        for ch in str(text)
+    )
     return shown if len(shown) <= limit else f"{shown[:limit]}... ({len(text)} characters)"
 
 
@@ -46,5 +49,6 @@ def terminal_safe(text: str) -> str:
     """A log's lines as a terminal may print them: every control character but the newline
     and the tab written as an escape (no colour, no cursor moves, no rewritten lines), and
     bytes that are not UTF-8 as escapes."""
-    return "\n".join(printable(line.replace("\t", "    "), len(line) * 4 + 16)
-                     for line in str(text).split("\n"))
+    return "\n".join(
+        printable(line.replace("\t", "    "), len(line) * 4 + 16) for line in str(text).split("\n")
+    )

@@ -67,19 +67,24 @@ def write_flags_file(root: Path, assignment: str, results: list[Graded]) -> Path
         writer = csv.writer(f)
         writer.writerow(["student", "notebook", "cell", "reason"])
         for flag in dict.fromkeys(flag for graded in results for flag in graded.flags):
-            writer.writerow([csv_cell(text) for text in
-                             (flag.student, flag.notebook, flag.cell, flag.reason)])
+            writer.writerow(
+                [csv_cell(text) for text in (flag.student, flag.notebook, flag.cell, flag.reason)]
+            )
     return path
 
 
 def summary(assignment: str, results: list[Graded], flags_file: Path, now: int) -> str:
     """What the instructor reads: each student's score, then every flag, and where
     nbgrader's own log of the run is."""
-    lines = [f"{assignment}: {len(results)} notebooks have a mark ({now} submissions graded "
-             "in this run)"]
-    lines += [f"  {g.student:<20} {g.notebook:<16} {g.score:g} / {g.max_score:g}"
-              f"{'   NOT GRADED' if g.failure else ''}"
-              f"{f'   {len(g.flags)} flags' if g.flags else ''}" for g in results]
+    lines = [
+        f"{assignment}: {len(results)} notebooks have a mark ({now} submissions graded in this run)"
+    ]
+    lines += [
+        f"  {g.student:<20} {g.notebook:<16} {g.score:g} / {g.max_score:g}"
+        f"{'   NOT GRADED' if g.failure else ''}"
+        f"{f'   {len(g.flags)} flags' if g.flags else ''}"
+        for g in results
+    ]
     flags = list(dict.fromkeys(flag for graded in results for flag in graded.flags))
     lines.append(f"{len(flags)} flags (also in {flags_file} and in the formgrader's comments):")
     lines += [f"  {f.student} · {f.notebook} · {f.cell}: {f.reason}" for f in flags]
@@ -95,14 +100,17 @@ def check_ready(course: Course, assignment: str, report=print) -> dict:
     bwrap_path()
     key = read_key(key_path(course.root, assignment))
     if record_assignments(course, [assignment]):
-        report(f"kvlesson grade: {assignment} was not recorded in the gradebook (released "
-               f"without being generated): it is now, from solutions/ (nbgrader "
-               f"generate_assignment {assignment} --force)")
+        report(
+            f"kvlesson grade: {assignment} was not recorded in the gradebook (released "
+            f"without being generated): it is now, from solutions/ (nbgrader "
+            f"generate_assignment {assignment} --force)"
+        )
     return key
 
 
-def grade_pending(course: Course, assignments: list[str], force: bool, jobs: int, seconds: float,
-          report=print) -> list[SubmissionResult]:
+def grade_pending(
+    course: Course, assignments: list[str], force: bool, jobs: int, seconds: float, report=print
+) -> list[SubmissionResult]:
     """Grade every pending submission of the `assignments`, `jobs` at a time, writing each
     result as it comes; the results of this run."""
     run = Path(tempfile.mkdtemp(prefix="kvlesson-grade-"))
@@ -111,16 +119,28 @@ def grade_pending(course: Course, assignments: list[str], force: bool, jobs: int
     try:
         template = run / "template.db"
         snapshot(course.database(), template)
-        todo = [Job(str(course.root), assignment, student, str(run / assignment / student),
-                    str(template), [str(run)], str(run / "shared"))
-                for assignment in assignments for student in pending(course, assignment, force)]
+        todo = [
+            Job(
+                str(course.root),
+                assignment,
+                student,
+                str(run / assignment / student),
+                str(template),
+                [str(run)],
+                str(run / "shared"),
+            )
+            for assignment in assignments
+            for student in pending(course, assignment, force)
+        ]
         with Workers(min(jobs, len(todo)) or 1, run, seconds) as workers:
             for result in workers.run(todo):
                 result = store_guarded(course, result, report)
                 shutil.rmtree(run / result.assignment / result.student, ignore_errors=True)
                 results.append(result)
-                report(f"graded {result.student}, {result.assignment} ({len(results)}/"
-                       f"{len(todo)})" + ("" if result.graded else f": {result.failure}"))
+                report(
+                    f"graded {result.student}, {result.assignment} ({len(results)}/"
+                    f"{len(todo)})" + ("" if result.graded else f": {result.failure}")
+                )
     finally:
         shutil.rmtree(run, ignore_errors=True)
     return results
@@ -137,8 +157,7 @@ def store(course: Course, result: SubmissionResult) -> None:
     store_files(course, result.assignment, result)
     log = course.root / FLAGS_FOLDER / f"{result.assignment}.log"
     with log.open("a") as out:
-        out.write(f"===== {result.student}: nbgrader's log =====\n"
-                  f"{terminal_safe(result.log)}\n")
+        out.write(f"===== {result.student}: nbgrader's log =====\n{terminal_safe(result.log)}\n")
 
 
 def store_guarded(course: Course, result: SubmissionResult, report=print) -> SubmissionResult:
@@ -149,36 +168,72 @@ def store_guarded(course: Course, result: SubmissionResult, report=print) -> Sub
         store(course, result)
         return result
     except Exception as error:  # this student's only: the next result is stored as usual
-        reason = (f"not graded: storing its result failed ({type(error).__name__}: "
-                  f"{str(error)[:200]}); grade it again with --force once fixed")
-        failed = SubmissionResult(result.assignment, result.student, result.timestamp, False,
-                                  flags=list(result.flags), failure=reason, log=result.log)
+        reason = (
+            f"not graded: storing its result failed ({type(error).__name__}: "
+            f"{str(error)[:200]}); grade it again with --force once fixed"
+        )
+        failed = SubmissionResult(
+            result.assignment,
+            result.student,
+            result.timestamp,
+            False,
+            flags=list(result.flags),
+            failure=reason,
+            log=result.log,
+        )
     try:
         store(course, failed)
     except Exception as error:
-        report(f"kvlesson grade: {failed.student}, {failed.assignment}: {reason}; even that "
-               f"could not be stored ({type(error).__name__}: {str(error)[:200]})")
+        report(
+            f"kvlesson grade: {failed.student}, {failed.assignment}: {reason}; even that "
+            f"could not be stored ({type(error).__name__}: {str(error)[:200]})"
+        )
     return failed
 
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     """The grading command's arguments."""
     parser.description = __doc__.split("\n\n")[0]
-    parser.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
-                        help="the assignments to grade, e.g. 01_floor_plan")
-    parser.add_argument("--report", action="store_true", help="grade nothing: write the class "
-                        "report of every graded assignment (or of each ASSIGNMENT), with how "
-                        "mistakes carry from one to the next (as `kvlesson report`)")
-    parser.add_argument("--names", action="store_true", help="name the students in the class "
-                        "report (default: anonymous, so that it can be shown to the class)")
-    parser.add_argument("--course", type=Path, help="the course root (default: the one the "
-                        "nbgrader configuration names, else this folder)")
-    parser.add_argument("--force", action="store_true",
-                        help="grade every submission again, not only new ones")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
-                        help="submissions graded side by side (default: the number of cores)")
-    parser.add_argument("--timeout", type=float, default=SUBMISSION_SECONDS,
-                        help=f"seconds one submission may take (default {SUBMISSION_SECONDS})")
+    parser.add_argument(
+        "assignments",
+        nargs="*",
+        metavar="ASSIGNMENT",
+        help="the assignments to grade, e.g. 01_floor_plan",
+    )
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="grade nothing: write the class "
+        "report of every graded assignment (or of each ASSIGNMENT), with how "
+        "mistakes carry from one to the next (as `kvlesson report`)",
+    )
+    parser.add_argument(
+        "--names",
+        action="store_true",
+        help="name the students in the class "
+        "report (default: anonymous, so that it can be shown to the class)",
+    )
+    parser.add_argument(
+        "--course",
+        type=Path,
+        help="the course root (default: the one the "
+        "nbgrader configuration names, else this folder)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="grade every submission again, not only new ones"
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="submissions graded side by side (default: the number of cores)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=SUBMISSION_SECONDS,
+        help=f"seconds one submission may take (default {SUBMISSION_SECONDS})",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -187,8 +242,10 @@ def run(args: argparse.Namespace) -> int:
         if args.jobs < 1 or args.timeout <= 0:
             raise ValueError("--jobs must be 1 or more and --timeout above 0")
         if not args.assignments and not args.report:
-            raise ValueError("name the ASSIGNMENT to grade, e.g. 01_floor_plan, or give "
-                             "--report for the class report of every graded assignment")
+            raise ValueError(
+                "name the ASSIGNMENT to grade, e.g. 01_floor_plan, or give "
+                "--report for the class report of every graded assignment"
+            )
         root, config = folders.course_root(Path.cwd(), args.course)
         course = Course(root, config)
         if args.report:
@@ -199,21 +256,35 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, RuntimeError) as error:
         print(f"kvlesson grade: {error}", file=sys.stderr)
         return 2
-    now = grade_pending(course, args.assignments, args.force, args.jobs, args.timeout,
-                report=lambda line: print(line, file=sys.stderr))
+    now = grade_pending(
+        course,
+        args.assignments,
+        args.force,
+        args.jobs,
+        args.timeout,
+        report=lambda line: print(line, file=sys.stderr),
+    )
     failures = []
     for assignment in args.assignments:
         for line in submitted_folders(course, assignment)[1]:  # no student id: never graded
             print(f"kvlesson grade: {line}", file=sys.stderr)
             failures.append(line.split(":", 1)[0])
         results = graded_notebooks(course, assignment)
-        print(summary(assignment, results, write_flags_file(root, assignment, results),
-                      sum(r.assignment == assignment for r in now)))
+        print(
+            summary(
+                assignment,
+                results,
+                write_flags_file(root, assignment, results),
+                sum(r.assignment == assignment for r in now),
+            )
+        )
         print(files.report_line(course, assignment, args.names))
         failures += sorted({f"{g.student} ({assignment})" for g in results if g.failure})
     if failures:
-        print(f"kvlesson grade: {len(failures)} submissions could not be graded "
-              f"({', '.join(failures)}): they score 0, and the reason is in their flags",
-              file=sys.stderr)
+        print(
+            f"kvlesson grade: {len(failures)} submissions could not be graded "
+            f"({', '.join(failures)}): they score 0, and the reason is in their flags",
+            file=sys.stderr,
+        )
         return 1
     return 0

@@ -33,8 +33,13 @@ class Worker:
     def __init__(self, number: int, run: Path):
         self.log = (run / f"worker-{number}.log").open("ab")
         self.process = subprocess.Popen(
-            isolated.python("kvlesson.grading.grade.worker"), cwd=run, stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=self.log, start_new_session=True)
+            isolated.python("kvlesson.grading.grade.worker"),
+            cwd=run,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            start_new_session=True,
+        )
         self.job: Job | None = None
         self.deadline = 0.0
         self.buffer = b""
@@ -110,9 +115,13 @@ class Workers:
                         shutil.rmtree(job.private, ignore_errors=True)
                         worker.give(job, self.seconds)
                         continue
-                    result = SubmissionResult(job.assignment, job.student, None, False,
-                                              failure="not graded: the grading worker "
-                                                      "stopped twice on this submission")
+                    result = SubmissionResult(
+                        job.assignment,
+                        job.student,
+                        None,
+                        False,
+                        failure="not graded: the grading worker stopped twice on this submission",
+                    )
                 else:
                     worker.buffer += chunk
                     if b"\n" not in worker.buffer:
@@ -126,8 +135,11 @@ class Workers:
                     worker.give(todo.pop(0), self.seconds)
                     busy += 1
             for worker in [w for w in self.workers if w.job and time.monotonic() > w.deadline]:
-                result = self._lost(worker, f"grading took more than {self.seconds:g} s "
-                                            "(a cell that never ends?): it was stopped")
+                result = self._lost(
+                    worker,
+                    f"grading took more than {self.seconds:g} s "
+                    "(a cell that never ends?): it was stopped",
+                )
                 selector.unregister(worker.process.stdout)
                 worker = self._replace(worker, selector)
                 busy -= 1
@@ -139,8 +151,9 @@ class Workers:
     def _lost(self, worker: Worker, why: str) -> SubmissionResult:
         job = worker.job
         worker.stop()
-        return SubmissionResult(job.assignment, job.student, None, False,
-                                failure=f"not graded: {why}")
+        return SubmissionResult(
+            job.assignment, job.student, None, False, failure=f"not graded: {why}"
+        )
 
     def _replace(self, worker: Worker, selector) -> Worker:
         fresh = self._new()

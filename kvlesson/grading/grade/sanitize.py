@@ -36,12 +36,46 @@ from bleach.sanitizer import Cleaner
 
 # What the course's outputs and prose use: pandas tables, text, code, sub- and superscripts,
 # and the figures as images in the page.
-TAGS = sorted({*ALLOWED_TAGS, "p", "div", "span", "br", "pre", "sup", "sub", "h1", "h2",
-               "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "hr",
-               "img", "figure", "figcaption", "del", "s"})
-PLAIN_ATTRIBUTES = {"table": {"class", "border"}, "th": {"colspan", "rowspan"},
-                    "td": {"colspan", "rowspan"}, "div": {"class"}, "span": {"class"},
-                    "abbr": {"title"}, "acronym": {"title"}, "code": {"class"}}
+TAGS = sorted(
+    {
+        *ALLOWED_TAGS,
+        "p",
+        "div",
+        "span",
+        "br",
+        "pre",
+        "sup",
+        "sub",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "hr",
+        "img",
+        "figure",
+        "figcaption",
+        "del",
+        "s",
+    }
+)
+PLAIN_ATTRIBUTES = {
+    "table": {"class", "border"},
+    "th": {"colspan", "rowspan"},
+    "td": {"colspan", "rowspan"},
+    "div": {"class"},
+    "span": {"class"},
+    "abbr": {"title"},
+    "acronym": {"title"},
+    "code": {"class"},
+}
 IMAGE = re.compile(r"data:image/(?:png|jpeg);base64,[A-Za-z0-9+/=\s]*", re.ASCII)
 LINK = re.compile(r"(?:https?://|mailto:|#)[^\s\x00-\x1f]*", re.ASCII | re.IGNORECASE)
 PROTOCOLS = ("http", "https", "mailto", "data")  # data: for images only (see `allowed`)
@@ -49,8 +83,10 @@ PROTOCOLS = ("http", "https", "mailto", "data")  # data: for images only (see `a
 SAFE_OUTPUTS = {"text/plain", "text/latex", "application/json", "image/png", "image/jpeg"}
 CLEANED_OUTPUTS = {"text/html", "text/markdown"}
 # MathJax macros that make a link, an HTML attribute or load code.
-MATHJAX_ACTIVE = re.compile(r"\\(href|url|class|cssId|style|require|unicode|data|toggle|"
-                            r"mathtip|texttip|html[A-Za-z]*)(?![A-Za-z])")
+MATHJAX_ACTIVE = re.compile(
+    r"\\(href|url|class|cssId|style|require|unicode|data|toggle|"
+    r"mathtip|texttip|html[A-Za-z]*)(?![A-Za-z])"
+)
 SANITIZED_CLASS = "kvlesson-sanitized"  # the div a cleaned Markdown cell is stored as
 
 
@@ -65,8 +101,9 @@ def allowed(tag: str, name: str, value: str) -> bool:
     return name in PLAIN_ATTRIBUTES.get(tag, ())
 
 
-CLEANER = Cleaner(tags=TAGS, attributes=allowed, protocols=list(PROTOCOLS), strip=True,
-                  strip_comments=True)
+CLEANER = Cleaner(
+    tags=TAGS, attributes=allowed, protocols=list(PROTOCOLS), strip=True, strip_comments=True
+)
 
 
 def inert_math(text: str) -> str:
@@ -104,8 +141,9 @@ def as_one_block(html: str) -> str:
     """Clean HTML as Markdown that any renderer passes through as it is: one `<div>` on one
     line (a Markdown HTML block ends at a blank line; newlines inside `<pre>` kept as
     character references, other newlines are spaces in HTML anyway)."""
-    html = re.sub(r"<pre\b.*?</pre>", lambda m: m.group(0).replace("\n", "&#10;"), html,
-                  flags=re.S | re.I)
+    html = re.sub(
+        r"<pre\b.*?</pre>", lambda m: m.group(0).replace("\n", "&#10;"), html, flags=re.S | re.I
+    )
     html = html.replace("\r", " ").replace("\n", " ")
     return f'<div class="{SANITIZED_CLASS}">{html}</div>'
 
@@ -118,8 +156,7 @@ def clean_markdown(source: str) -> str:
 def clean_output(output: nbformat.NotebookNode) -> None:
     """One output, cleaned in place: text and images kept, HTML and Markdown cleaned (as
     HTML), LaTeX made inert, everything else dropped."""
-    if output.get("output_type") not in ("display_data", "execute_result",
-                                         "update_display_data"):
+    if output.get("output_type") not in ("display_data", "execute_result", "update_display_data"):
         return  # a stream or an error: text, which every template escapes
     data = output.setdefault("data", {})
     if "text/markdown" in data:

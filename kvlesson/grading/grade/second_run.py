@@ -53,24 +53,44 @@ class Changed:
         answer gave without the functions (an error, or that it is another value)."""
         names = ", ".join(self.functions)
         errors = [a.removeprefix("error:") for a in self.after or () if a.startswith("error:")]
-        gave = ("the test recorded no answer" if self.after is None else
-                f"it raises {errors[0]}" if errors else "it gives other values")
-        return (f"scored 0: worked out again in a fresh box whose kvlesson lacks {names}, "
-                f"its answer is not the same ({gave}): it needs a function this exercise "
-                "asks you to do without")
+        gave = (
+            "the test recorded no answer"
+            if self.after is None
+            else f"it raises {errors[0]}"
+            if errors
+            else "it gives other values"
+        )
+        return (
+            f"scored 0: worked out again in a fresh box whose kvlesson lacks {names}, "
+            f"its answer is not the same ({gave}): it needs a function this exercise "
+            "asks you to do without"
+        )
 
 
 def to_compare(mark: NotebookMark, key: dict) -> dict[str, tuple[str, ...]]:
     """The exercises whose right answers the second run checks, with their forbidden
     functions: those that forbid some and scored points in the first run."""
     exercises = key["exercises"]
-    return {m.grade_id: tuple(sorted(exercises[m.grade_id]["forbidden"]))
-            for m in mark.marks if m.grade_id in exercises and m.outcome == PASSED
-            and m.score > 0 and exercises[m.grade_id]["forbidden"]}
+    return {
+        m.grade_id: tuple(sorted(exercises[m.grade_id]["forbidden"]))
+        for m in mark.marks
+        if m.grade_id in exercises
+        and m.outcome == PASSED
+        and m.score > 0
+        and exercises[m.grade_id]["forbidden"]
+    }
 
 
-def changed_answers(graded: Path, sealed: Path, key: dict, mark: NotebookMark, config,
-                    private: Path, shared: Path, spec: str) -> dict[str, Changed]:
+def changed_answers(
+    graded: Path,
+    sealed: Path,
+    key: dict,
+    mark: NotebookMark,
+    config,
+    private: Path,
+    shared: Path,
+    spec: str,
+) -> dict[str, Changed]:
     """For one graded notebook (`graded`, its first run; `sealed`, the notebook handed in),
     the answers that change without their exercises' forbidden functions. `config` is
     autograde's (the box's settings), `private` the submission's own folder, `shared` the
@@ -83,8 +103,7 @@ def changed_answers(graded: Path, sealed: Path, key: dict, mark: NotebookMark, c
     changed: dict[str, Changed] = {}
     everything = tuple(sorted({name for names in checks.values() for name in names}))
     later: dict[tuple[str, ...], list[str]] = {}
-    after = _second(first, sealed, everything, list(checks), key, config, private, shared,
-                    spec)
+    after = _second(first, sealed, everything, list(checks), key, config, private, shared, spec)
     for grade_id, names in checks.items():
         if after[grade_id] == before[grade_id]:
             continue
@@ -94,20 +113,33 @@ def changed_answers(graded: Path, sealed: Path, key: dict, mark: NotebookMark, c
             later.setdefault(names, []).append(grade_id)
     for names, grade_ids in sorted(later.items()):
         again = _second(first, sealed, names, grade_ids, key, config, private, shared, spec)
-        changed.update({g: Changed(names, before[g] or [], again[g]) for g in grade_ids
-                        if again[g] != before[g]})
+        changed.update(
+            {
+                g: Changed(names, before[g] or [], again[g])
+                for g in grade_ids
+                if again[g] != before[g]
+            }
+        )
     return changed
 
 
-def _second(first: nbformat.NotebookNode, sealed: Path, names: tuple[str, ...],
-            grade_ids: list[str], key: dict, config, private: Path, shared: Path,
-            spec: str) -> dict[str, list[str] | None]:
+def _second(
+    first: nbformat.NotebookNode,
+    sealed: Path,
+    names: tuple[str, ...],
+    grade_ids: list[str],
+    key: dict,
+    config,
+    private: Path,
+    shared: Path,
+    spec: str,
+) -> dict[str, list[str] | None]:
     """One second run without `names`: the answers the tests `grade_ids` record."""
     from kvlesson.grading.box.execute import BoxedExecute
 
     nb = copy.deepcopy(first)
     last = max(i for i, c in enumerate(nb.cells) if grade_id_of(c) in grade_ids)
-    nb.cells = nb.cells[:last + 1]  # what comes after the last test cannot change its answer
+    nb.cells = nb.cells[: last + 1]  # what comes after the last test cannot change its answer
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
@@ -144,16 +176,28 @@ class SecondRun:
         check)."""
         start, runs = time.monotonic(), len(list(self.private.glob("second-*.json")))
         try:
-            changed = changed_answers(path, self.sealed / path.name, key, mark, self.config,
-                                      self.private, self.shared, self.spec)
+            changed = changed_answers(
+                path,
+                self.sealed / path.name,
+                key,
+                mark,
+                self.config,
+                self.private,
+                self.shared,
+                self.spec,
+            )
             words = {grade_id: c.words() for grade_id, c in changed.items()}
             runs = len(list(self.private.glob("second-*.json"))) - runs
-            self.log.append(f"kvlesson second run of {path.name}: {runs} runs, "
-                            f"{len(to_compare(mark, key))} right answers checked, "
-                            f"{len(words)} changed, {time.monotonic() - start:.1f} s")
+            self.log.append(
+                f"kvlesson second run of {path.name}: {runs} runs, "
+                f"{len(to_compare(mark, key))} right answers checked, "
+                f"{len(words)} changed, {time.monotonic() - start:.1f} s"
+            )
         except Exception as error:
-            words = {grade_id: f"scored 0: the second run without its forbidden functions "
-                     f"could not be made ({type(error).__name__}: {str(error)[:200]}); "
-                     "grade it again, or check it by hand"
-                     for grade_id in to_compare(mark, key)}
+            words = {
+                grade_id: f"scored 0: the second run without its forbidden functions "
+                f"could not be made ({type(error).__name__}: {str(error)[:200]}); "
+                "grade it again, or check it by hand"
+                for grade_id in to_compare(mark, key)
+            }
         return zeroed(mark, words)

@@ -37,8 +37,10 @@ def id_problem(name: str) -> str:
     """Why the folder name `name` in submitted/ cannot be a student's id in the gradebook
     ("" when it can): bytes that are not UTF-8, a control character, a leading dot, too long."""
     if printable(name, MAX_STUDENT_ID) != name:
-        return (f"its name is not one a gradebook can hold (bytes that are not UTF-8, a control "
-                f"character, or more than {MAX_STUDENT_ID} characters)")
+        return (
+            f"its name is not one a gradebook can hold (bytes that are not UTF-8, a control "
+            f"character, or more than {MAX_STUDENT_ID} characters)"
+        )
     if name.startswith("."):
         return "its name starts with a dot, as nbgrader's own folders do"
     return ""
@@ -102,15 +104,16 @@ def store_files(course: Course, assignment: str, result: SubmissionResult) -> No
     shutil.rmtree(old, ignore_errors=True)
 
 
-def answer_cell_for(nb: nbformat.NotebookNode | None, grade_id: str,
-                    answers: list[str]) -> str | None:
+def answer_cell_for(
+    nb: nbformat.NotebookNode | None, grade_id: str, answers: list[str]
+) -> str | None:
     """The answer cell a flag on cell `grade_id` is written on in the gradebook: nbgrader
     keeps comments on answer (solution) cells only, so the nearest one at or before it in
     the graded notebook `nb`, else the first one (`answers`, the notebook's answer cells)."""
     if nb is not None:
         meta = [notebooks.meta(cell) for cell in nb.cells]
         ids = [m.get("grade_id") for m in meta]
-        upto = meta[:ids.index(grade_id) + 1] if grade_id in ids else []
+        upto = meta[: ids.index(grade_id) + 1] if grade_id in ids else []
         before = [m["grade_id"] for m in upto if m.get("solution") and m["grade_id"] in answers]
         if before:
             return before[-1]
@@ -121,8 +124,10 @@ def as_markdown(text: str) -> str:
     """`text` as Markdown that shows it as written (the feedback renders a comment as
     Markdown): the emphasis marks outside `code` escaped, so 2**30 stays 2**30."""
     parts = text.split("`")
-    return "`".join(part if inside % 2 else re.sub(r"([\\*_])", r"\\\1", part)
-                    for inside, part in enumerate(parts))
+    return "`".join(
+        part if inside % 2 else re.sub(r"([\\*_])", r"\\\1", part)
+        for inside, part in enumerate(parts)
+    )
 
 
 def submission_time(result: SubmissionResult):
@@ -136,9 +141,13 @@ def submission_time(result: SubmissionResult):
     try:
         return parse_utc(result.timestamp)
     except (ValueError, OverflowError, TypeError) as error:
-        result.flags.append(Flag(f"the submission's time {result.timestamp!r} cannot be read "
-                                 f"({type(error).__name__}): stored without a time, so no "
-                                 "late penalty applies; check it by hand"))
+        result.flags.append(
+            Flag(
+                f"the submission's time {result.timestamp!r} cannot be read "
+                f"({type(error).__name__}): stored without a time, so no "
+                "late penalty applies; check it by hand"
+            )
+        )
         return None
 
 
@@ -152,8 +161,7 @@ def store_grades(course: Course, assignment: str, result: SubmissionResult) -> N
         # <SubmittedAssignment> not in session"): harmless, see docs/instructors.md
         warnings.filterwarnings("ignore", message=".*not in session.*")
         gb.update_or_create_student(result.student)
-        submission = gb.update_or_create_submission(assignment, result.student,
-                                                    timestamp=timestamp)
+        submission = gb.update_or_create_submission(assignment, result.student, timestamp=timestamp)
         for notebook in submission.notebooks:
             info = result.notebooks.get(notebook.name) if result.graded else None
             marks = {m.grade_id: m for m in info.marks} if info else {}
@@ -170,8 +178,11 @@ def store_grades(course: Course, assignment: str, result: SubmissionResult) -> N
                     grade.needs_manual_grade = bool(theirs.get("needs_manual_grade", True))
             if info is not None:
                 notebook.late_submission_penalty = info.late_penalty
-            graded = (nbformat.read(Path(result.autograded) / f"{notebook.name}.ipynb", 4)
-                      if info is not None else None)
+            graded = (
+                nbformat.read(Path(result.autograded) / f"{notebook.name}.ipynb", 4)
+                if info is not None
+                else None
+            )
             texts = dict(info.comments) if info else {}
             answers = sorted(c.name for c in notebook.comments)
             reasons: dict[str, list[str]] = {}
@@ -179,15 +190,19 @@ def store_grades(course: Course, assignment: str, result: SubmissionResult) -> N
                 if flag.notebook in (notebook.name, ""):
                     target = answer_cell_for(graded, flag.cell, answers)
                     # a flag holds the student's text: it renders as that text, never a link
-                    reasons.setdefault(target, []).append(markdown_text(
-                        f"{flag.cell}: {flag.reason}" if flag.cell else flag.reason))
+                    reasons.setdefault(target, []).append(
+                        markdown_text(f"{flag.cell}: {flag.reason}" if flag.cell else flag.reason)
+                    )
             if not result.graded and answers:
                 reasons.setdefault(answers[0], []).append(markdown_text(result.failure))
             for mark in info.marks if info else ():
                 if mark.outcome == FAILED:  # what the feedback names
                     target = answer_cell_for(graded, mark.grade_id, answers)
-                    reasons.setdefault(target, []).append(as_markdown(diagnosis.feedback_line(
-                        mark.grade_id, mark.mistake, mark.words)))
+                    reasons.setdefault(target, []).append(
+                        as_markdown(
+                            diagnosis.feedback_line(mark.grade_id, mark.mistake, mark.words)
+                        )
+                    )
             for target, lines in reasons.items():
                 texts[target] = COMMENT_PREFIX + "; ".join(lines)
             for comment in notebook.comments:

@@ -82,8 +82,14 @@ def ledger_spec(root: Path, assignment: str, forbidden: tuple[str, ...]) -> str:
             if role.get("grade"):
                 tests += hashes
             modules += cell_roles.imported_modules(cell.source)
-    return json.dumps({"forbidden": list(forbidden), "course": course, "tests": tests,
-                       "preload": list(dict.fromkeys(modules))})
+    return json.dumps(
+        {
+            "forbidden": list(forbidden),
+            "course": course,
+            "tests": tests,
+            "preload": list(dict.fromkeys(modules)),
+        }
+    )
 
 
 @functools.lru_cache(maxsize=16)
@@ -111,18 +117,29 @@ def instructor(root: Path, assignment: str, name: str) -> tuple:
 
 # nbgrader's errors, and what they mean to a student
 WORDS = [
-    (r"exists multiple times", "two cells of the notebook carry the same answer id: a cell was "
-     "copied (copy and paste). Delete the copy, keep the cell with your answer, save and "
-     "submit again"),
-    (r"newer version|SchemaTooNew|schema_version", "the notebook's grading information (the "
-     "nbgrader metadata of a cell) was changed. Fetch a fresh copy of the assignment and paste "
-     "your answers into it"),
-    (r"old version of the nbgrader metadata|SchemaTooOld", "the grading information of a cell "
-     "is missing or was changed (a cell copied from elsewhere, or the metadata edited). Fetch a "
-     "fresh copy of the assignment and paste your answers into it"),
-    (r"NotJSONError|Notebook does not appear to be JSON|Unterminated string|Expecting value",
-     "the notebook file is not a notebook (its JSON cannot be read). Submit the .ipynb file "
-     "JupyterLab saves"),
+    (
+        r"exists multiple times",
+        "two cells of the notebook carry the same answer id: a cell was "
+        "copied (copy and paste). Delete the copy, keep the cell with your answer, save and "
+        "submit again",
+    ),
+    (
+        r"newer version|SchemaTooNew|schema_version",
+        "the notebook's grading information (the "
+        "nbgrader metadata of a cell) was changed. Fetch a fresh copy of the assignment and paste "
+        "your answers into it",
+    ),
+    (
+        r"old version of the nbgrader metadata|SchemaTooOld",
+        "the grading information of a cell "
+        "is missing or was changed (a cell copied from elsewhere, or the metadata edited). Fetch a "
+        "fresh copy of the assignment and paste your answers into it",
+    ),
+    (
+        r"NotJSONError|Notebook does not appear to be JSON|Unterminated string|Expecting value",
+        "the notebook file is not a notebook (its JSON cannot be read). Submit the .ipynb file "
+        "JupyterLab saves",
+    ),
 ]
 
 
@@ -130,7 +147,7 @@ def in_words(log: str) -> str:
     """An nbgrader failure in words a student understands, with nbgrader's own first error
     (or its last word)."""
     lines = [line.strip() for line in log.splitlines() if line.strip()]
-    errors = [line[len("[ERROR] "):] for line in lines if line.startswith("[ERROR]")]
+    errors = [line[len("[ERROR] ") :] for line in lines if line.startswith("[ERROR]")]
     last = errors[0] if errors else (lines[-1] if lines else "")
     for pattern, words in WORDS:
         if re.search(pattern, log):
@@ -143,9 +160,14 @@ def grade_one(job: Job) -> SubmissionResult:
     try:
         return _grade(job)
     except Exception:  # the grader's own failure: this submission only
-        return SubmissionResult(job.assignment, job.student, None, False,
-                                failure="not graded: the grader failed on this submission: "
-                                + traceback.format_exc(limit=3).strip().splitlines()[-1])
+        return SubmissionResult(
+            job.assignment,
+            job.student,
+            None,
+            False,
+            failure="not graded: the grader failed on this submission: "
+            + traceback.format_exc(limit=3).strip().splitlines()[-1],
+        )
 
 
 def _grade(job: Job) -> SubmissionResult:
@@ -160,13 +182,15 @@ def _grade(job: Job) -> SubmissionResult:
     refused += contract.keep_notebooks(sealed, notebook_names(root, job.assignment))
     flags += [Flag(f"left out: {r}") for r in refused]
     shutil.copy(job.template, private / "gradebook.db")
-    seal.seal(course.source / job.assignment, private / course.source.name / job.assignment,
-              ignore=("*.ipynb", ".ipynb_checkpoints"))
+    seal.seal(
+        course.source / job.assignment,
+        private / course.source.name / job.assignment,
+        ignore=("*.ipynb", ".ipynb_checkpoints"),
+    )
     key = read_key(key_path(root, job.assignment))
 
     def result(graded: bool, **more) -> SubmissionResult:
-        return SubmissionResult(job.assignment, job.student, timestamp, graded, flags=flags,
-                                **more)
+        return SubmissionResult(job.assignment, job.student, timestamp, graded, flags=flags, **more)
 
     if not any(sealed.glob("*.ipynb")):  # nothing to run: every notebook scores 0
         flags.append(Flag("no notebook was submitted: every exercise scores 0"))
@@ -181,20 +205,28 @@ def _grade(job: Job) -> SubmissionResult:
     for path in notebooks:
         tests = {grade_id_of(c) for c in nbformat.read(path, 4).cells}
         if not tests & set(key["exercises"]):
-            return result(False, failure=(
-                f"not graded: {path.name} has none of its graded cells (the nbgrader metadata "
-                "of its cells was removed, or the notebook was made anew). Fetch a fresh copy "
-                "of the assignment and paste your answers into it"))
+            return result(
+                False,
+                failure=(
+                    f"not graded: {path.name} has none of its graded cells (the nbgrader metadata "
+                    "of its cells was removed, or the notebook was made anew). Fetch a fresh copy "
+                    "of the assignment and paste your answers into it"
+                ),
+            )
     graded = result(True, autograded=str(out), log=log)
     grades = _grades(private / "gradebook.db", job.assignment, job.student)
-    again = second_run.SecondRun(config, private, shared_folder(job),
-                                 (private / "ledger.json").read_text(), sealed)
+    again = second_run.SecondRun(
+        config, private, shared_folder(job), (private / "ledger.json").read_text(), sealed
+    )
     for path in notebooks:
         notebook, found = _marked(root, job.assignment, path, key, again)
         graded.log = "\n".join([graded.log, *again.log])[-LOG_LIMIT:]
         again.log.clear()
-        graded.notebooks[path.stem] = replace(grades.get(path.stem, NotebookResult()),
-                                              marks=notebook.marks, tampered=notebook.tampered)
+        graded.notebooks[path.stem] = replace(
+            grades.get(path.stem, NotebookResult()),
+            marks=notebook.marks,
+            tampered=notebook.tampered,
+        )
         graded.flags += found
     return graded
 
@@ -235,16 +267,19 @@ def _grades(db: Path, assignment: str, student: str) -> dict[str, NotebookResult
             return out
         for notebook in submission.notebooks:
             out[notebook.name] = NotebookResult(
-                grades={g.name: {"auto_score": g.auto_score,
-                                 "needs_manual_grade": g.needs_manual_grade}
-                        for g in notebook.grades},
+                grades={
+                    g.name: {"auto_score": g.auto_score, "needs_manual_grade": g.needs_manual_grade}
+                    for g in notebook.grades
+                },
                 comments={c.name: c.auto_comment for c in notebook.comments},
-                late_penalty=notebook.late_submission_penalty)
+                late_penalty=notebook.late_submission_penalty,
+            )
     return out
 
 
-def _marked(root: Path, assignment: str, path: Path, key: dict,
-            again: second_run.SecondRun | None = None) -> tuple[marks.NotebookMark, list[Flag]]:
+def _marked(
+    root: Path, assignment: str, path: Path, key: dict, again: second_run.SecondRun | None = None
+) -> tuple[marks.NotebookMark, list[Flag]]:
     """One graded notebook marked outside the kernel, inside its own error handler: its
     marks, and its flags (each exercise's, the notebook's, and what the box saw); with
     `again`, its right answers checked by the second run."""

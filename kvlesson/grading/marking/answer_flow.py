@@ -31,13 +31,58 @@ from kvlesson.grading.course.notebooks import parsed
 
 HISTORY_OUT = re.compile(r"_{1,3}|Out|_oh|_\d+")  # IPython's output history
 HISTORY_IN = re.compile(r"In|_ih|_i{1,3}|_i\d+")  # IPython's input history
-ANY_NAME = {"globals", "vars", "locals", "exec", "eval", "setattr", "delattr", "__dict__",
-            "__builtins__", "compile", "__import__"}
+ANY_NAME = {
+    "globals",
+    "vars",
+    "locals",
+    "exec",
+    "eval",
+    "setattr",
+    "delattr",
+    "__dict__",
+    "__builtins__",
+    "compile",
+    "__import__",
+}
 # Functions that change none of their arguments: a value passed to them is only read.
-PURE = frozenset({"print", "len", "sorted", "list", "tuple", "dict", "set", "frozenset", "str",
-                  "repr", "int", "float", "bool", "round", "min", "max", "sum", "abs", "type",
-                  "isinstance", "range", "enumerate", "zip", "display", "format", "divmod",
-                  "pow", "any", "all", "map", "filter", "reversed", "hash", "id"})
+PURE = frozenset(
+    {
+        "print",
+        "len",
+        "sorted",
+        "list",
+        "tuple",
+        "dict",
+        "set",
+        "frozenset",
+        "str",
+        "repr",
+        "int",
+        "float",
+        "bool",
+        "round",
+        "min",
+        "max",
+        "sum",
+        "abs",
+        "type",
+        "isinstance",
+        "range",
+        "enumerate",
+        "zip",
+        "display",
+        "format",
+        "divmod",
+        "pow",
+        "any",
+        "all",
+        "map",
+        "filter",
+        "reversed",
+        "hash",
+        "id",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -78,8 +123,7 @@ def _outside_functions(node: ast.AST):
     """The nodes of `node`, not descending into function or class bodies."""
     yield node
     for child in ast.iter_child_nodes(node):
-        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                                  ast.ClassDef)):
+        if not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             yield from _outside_functions(child)
 
 
@@ -99,8 +143,9 @@ def effects(source: str, course: frozenset[str] = frozenset()) -> Effects:
             any_name |= node.id in ANY_NAME
         elif isinstance(node, ast.Attribute):
             any_name |= node.attr in ANY_NAME
-        if isinstance(node, (ast.Attribute, ast.Subscript)) and \
-                isinstance(node.ctx, (ast.Store, ast.Del)):
+        if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(
+            node.ctx, (ast.Store, ast.Del)
+        ):
             changes.add(_root(node))
         elif isinstance(node, ast.AugAssign):
             changes.add(_root(node.target))
@@ -117,15 +162,21 @@ def effects(source: str, course: frozenset[str] = frozenset()) -> Effects:
             if callee not in pure:  # fill(x): x may change
                 changes.update(_root(a) for a in [*node.args, *(k.value for k in node.keywords)])
     last = tree.body[-1] if tree.body else None
-    defines = {s.name for s in tree.body if isinstance(s, (ast.FunctionDef,
-                                                          ast.AsyncFunctionDef))}
-    return Effects(frozenset(_top_level_binds(tree)), frozenset(changes - {None}),
-                   frozenset(reads), frozenset(calls), frozenset(defines), any_name,
-                   isinstance(last, ast.Expr))
+    defines = {s.name for s in tree.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return Effects(
+        frozenset(_top_level_binds(tree)),
+        frozenset(changes - {None}),
+        frozenset(reads),
+        frozenset(calls),
+        frozenset(defines),
+        any_name,
+        isinstance(last, ast.Expr),
+    )
 
 
-def feeding_cells(sources: dict[int, str], theirs: set[int], start: int,
-                  course: frozenset[str] = frozenset()) -> set[int]:
+def feeding_cells(
+    sources: dict[int, str], theirs: set[int], start: int, course: frozenset[str] = frozenset()
+) -> set[int]:
     """The cells of the student's (`theirs`, indices into `sources`, every code cell's
     source) that can reach what cell `start` reads, by the module's rules (`course`: the
     names the course's cells bind); `start` itself is among them only if it is the
@@ -153,18 +204,24 @@ def _feeding(flows: dict[int, Effects], theirs: set[int], index: int) -> set[int
     for name in mine.reads:
         for i in above:
             cell = flows[i]
-            if i in theirs and (cell.any_name or name in cell.binds or name in cell.changes
-                                or _calls_a_change(flows, theirs, i, name)):
+            if i in theirs and (
+                cell.any_name
+                or name in cell.binds
+                or name in cell.changes
+                or _calls_a_change(flows, theirs, i, name)
+            ):
                 fed.add(i)
             if name in cell.binds and not cell.any_name:
                 break  # bound here: what came before it is gone
     return fed
 
 
-def _calls_a_change(flows: dict[int, Effects], theirs: set[int], index: int,
-                    name: str) -> bool:
+def _calls_a_change(flows: dict[int, Effects], theirs: set[int], index: int, name: str) -> bool:
     """Whether cell `index` calls a function of the student's, defined above it, whose cell
     can change `name`."""
-    return any(called in flows[i].defines and name in flows[i].changes
-               for called in flows[index].calls for i in flows
-               if i < index and i in theirs)
+    return any(
+        called in flows[i].defines and name in flows[i].changes
+        for called in flows[index].calls
+        for i in flows
+        if i < index and i in theirs
+    )

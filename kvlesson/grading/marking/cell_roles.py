@@ -45,27 +45,38 @@ class CourseCells:
         for cell in own:
             names.update(cell_scan.names_of(cell.source))
             modules.update(m for node in imports(cell.source) for m in node)
-        return cls([c.get("id") for c in code], {c.get("id"): c.source for c in own}, answers,
-                   names, modules, {c.get("id"): released(c.source) for c in own},
-                   {c.get("id"): released_answer(c.source) for c in code
-                    if c.get("id") in answers},
-                   frozenset(n for c in own for n in answer_flow.effects(c.source).binds))
+        return cls(
+            [c.get("id") for c in code],
+            {c.get("id"): c.source for c in own},
+            answers,
+            names,
+            modules,
+            {c.get("id"): released(c.source) for c in own},
+            {c.get("id"): released_answer(c.source) for c in code if c.get("id") in answers},
+            frozenset(n for c in own for n in answer_flow.effects(c.source).binds),
+        )
 
     def is_own(self, cell, ids_seen: dict[str, int]) -> bool:
         """A cell of the submission is the course's own: its id is the course's, it appears
         once, and its code is as the course wrote it (a locked cell is put back so) or as
         the release gave it (a test cell without its hidden tests)."""
         cell_id = cell.get("id")
-        return (ids_seen.get(cell_id) == 1 and cell_id in self.source
-                and cell.source in (self.source[cell_id], self.released[cell_id]))
+        return (
+            ids_seen.get(cell_id) == 1
+            and cell_id in self.source
+            and cell.source in (self.source[cell_id], self.released[cell_id])
+        )
 
 
 def imports(source: str) -> list[list[str]]:
     tree = parsed(source)
     if tree is None:
         return []
-    return [cell_scan.imported(node) for node in ast.walk(tree)
-            if isinstance(node, (ast.Import, ast.ImportFrom))]
+    return [
+        cell_scan.imported(node)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+    ]
 
 
 def imported_modules(source: str) -> list[str]:
@@ -78,8 +89,10 @@ def imported_modules(source: str) -> list[str]:
         if isinstance(node, ast.Import):
             found += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            found += [node.module, *(f"{node.module}.{alias.name}" for alias in node.names
-                                     if alias.name != "*")]
+            found += [
+                node.module,
+                *(f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*"),
+            ]
     return found
 
 
@@ -93,8 +106,12 @@ def answer_cell(nb: nbformat.NotebookNode, test: int) -> int | None:
     return next((i for i in range(test, -1, -1) if meta(nb.cells[i]).get("solution")), None)
 
 
-def answer_cells(nb: nbformat.NotebookNode, test: int, theirs: dict[int, object],
-                 course: frozenset[str] = frozenset()) -> set[int]:
+def answer_cells(
+    nb: nbformat.NotebookNode,
+    test: int,
+    theirs: dict[int, object],
+    course: frozenset[str] = frozenset(),
+) -> set[int]:
     """The cells that work out the answer a test at `test` checks: the answer cell above it,
     and every cell of the student's above the test that can change what the test or those
     cells read (`kvlesson.grading.marking.answer_flow`: names bound, dicts and objects changed
@@ -104,10 +121,13 @@ def answer_cells(nb: nbformat.NotebookNode, test: int, theirs: dict[int, object]
     answer = answer_cell(nb, test)
     if answer is None:
         return set()
-    sources = {i: c.source for i, c in enumerate(nb.cells[:test + 1]) if c.cell_type == "code"}
+    sources = {i: c.source for i, c in enumerate(nb.cells[: test + 1]) if c.cell_type == "code"}
     mine = set(theirs) | {answer}
-    return {answer} | answer_flow.feeding_cells(sources, mine, test, course) \
+    return (
+        {answer}
+        | answer_flow.feeding_cells(sources, mine, test, course)
         | answer_flow.feeding_cells(sources, mine, answer, course)
+    )
 
 
 def moved(order: list[tuple[int, int]], nb: nbformat.NotebookNode) -> dict[int, int]:

@@ -21,17 +21,70 @@ from kvlesson.grading.course.notebooks import parsed, python_of
 from kvlesson.grading.course.results import LOOK, TAMPERING
 
 # Imports that reach the kernel's machinery: a cell that needs one is tampering.
-MACHINERY = {"builtins", "ctypes", "gc", "inspect", "importlib", "IPython", "ipykernel",
-             "profile", "cProfile", "trace", "bdb", "pdb", "sys", "types", "_posixsubprocess",
-             "kvlesson.grading"}
+MACHINERY = {
+    "builtins",
+    "ctypes",
+    "gc",
+    "inspect",
+    "importlib",
+    "IPython",
+    "ipykernel",
+    "profile",
+    "cProfile",
+    "trace",
+    "bdb",
+    "pdb",
+    "sys",
+    "types",
+    "_posixsubprocess",
+    "kvlesson.grading",
+}
 # Imports an answer never needs: the instructor should look.
-UNUSUAL = {"os", "subprocess", "signal", "threading", "multiprocessing", "hashlib", "socket",
-           "shutil", "pathlib", "pickle", "marshal", "operator"}
-MACHINERY_NAMES = {"get_ipython", "input_transformers", "input_transformers_post",
-                   "__builtins__", "setprofile", "settrace", "__code__", "__globals__",
-                   "f_globals", "f_locals", "f_back", "gi_frame", "tb_frame"}
-REFLECTION = {"setattr", "getattr", "delattr", "vars", "globals", "locals", "eval", "exec",
-              "compile", "__import__", "open", "breakpoint", "attrgetter", "methodcaller"}
+UNUSUAL = {
+    "os",
+    "subprocess",
+    "signal",
+    "threading",
+    "multiprocessing",
+    "hashlib",
+    "socket",
+    "shutil",
+    "pathlib",
+    "pickle",
+    "marshal",
+    "operator",
+}
+MACHINERY_NAMES = {
+    "get_ipython",
+    "input_transformers",
+    "input_transformers_post",
+    "__builtins__",
+    "setprofile",
+    "settrace",
+    "__code__",
+    "__globals__",
+    "f_globals",
+    "f_locals",
+    "f_back",
+    "gi_frame",
+    "tb_frame",
+}
+REFLECTION = {
+    "setattr",
+    "getattr",
+    "delattr",
+    "vars",
+    "globals",
+    "locals",
+    "eval",
+    "exec",
+    "compile",
+    "__import__",
+    "open",
+    "breakpoint",
+    "attrgetter",
+    "methodcaller",
+}
 HARMLESS_MAGICS = {"matplotlib", "time", "timeit"}  # `%matplotlib inline`, timing
 HARMLESS_IMPORTS = {"IPython.display"}  # display(HTML(...)): what it shows is cleaned
 
@@ -47,8 +100,12 @@ class Finding:
 def _magic(node: ast.Call) -> tuple[str, str] | None:
     """For `get_ipython().run_line_magic("name", ...)` and its kin: (the method, the magic)."""
     func = node.func
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call)
-            and isinstance(func.value.func, ast.Name) and func.value.func.id == "get_ipython"):
+    if not (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Call)
+        and isinstance(func.value.func, ast.Name)
+        and func.value.func.id == "get_ipython"
+    ):
         return None
     name = node.args[0].value if node.args and isinstance(node.args[0], ast.Constant) else "?"
     return func.attr, str(name)
@@ -73,8 +130,9 @@ def _in(module: str, names: set[str]) -> bool:
     return any(module == name or module.startswith(name + ".") for name in names)
 
 
-def scan(source: str, course_names: set[str], course_modules: set[str] = frozenset()
-         ) -> list[Finding]:
+def scan(
+    source: str, course_names: set[str], course_modules: set[str] = frozenset()
+) -> list[Finding]:
     """What a cell's code does that an answer never needs. `course_names` are the names the
     course's own cells bind (kv, selfcheck, charts, gpu, ...): a cell may use them, never
     rebind them or write to their attributes; it may import again what they import
@@ -85,8 +143,12 @@ def scan(source: str, course_names: set[str], course_modules: set[str] = frozens
         return [Finding(LOOK, f"does not parse ({error.msg}, line {error.lineno})")]
     found: set[Finding] = set()
     explained: set[int] = set()  # get_ipython() calls of a magic, said as the magic
-    own = {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
-           if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+    own = {
+        (alias.asname or alias.name).split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and (magic := _magic(node)) is not None:
             method, name = magic
@@ -105,8 +167,13 @@ def scan(source: str, course_names: set[str], course_modules: set[str] = frozens
                 found.add(Finding(TAMPERING, f"imports {module}"))
             elif _in(module, UNUSUAL):
                 found.add(Finding(LOOK, f"imports {module}"))
-        word = (node.id if isinstance(node, ast.Name) else node.attr
-                if isinstance(node, ast.Attribute) else None)
+        word = (
+            node.id
+            if isinstance(node, ast.Name)
+            else node.attr
+            if isinstance(node, ast.Attribute)
+            else None
+        )
         if word is not None and id(node) not in explained:
             if word in MACHINERY_NAMES:
                 found.add(Finding(TAMPERING, f"uses {word}"))

@@ -38,8 +38,10 @@ class Diagnosis:
 
 def answers_of(exercise: dict, values: list) -> list[str]:
     """A record's values as answer texts, probe by probe of the key's `exercise`."""
-    return [probes.answer_text(probes.from_key(probe), value)
-            for probe, value in zip(exercise["probes"], values)]
+    return [
+        probes.answer_text(probes.from_key(probe), value)
+        for probe, value in zip(exercise["probes"], values)
+    ]
 
 
 def diagnose(exercise: dict, answers: list[str]) -> Diagnosis:
@@ -76,8 +78,11 @@ def _placeholder(statement: ast.stmt) -> bool:
 
 
 def _docstring(statement: ast.stmt) -> bool:
-    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) \
+    return (
+        isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
         and isinstance(statement.value.value, str)
+    )
 
 
 def outcome(points: float, score: float, values_right: bool, skipped: bool) -> str:
@@ -95,13 +100,14 @@ def feedback_line(grade_id: str, mistake: str, words: str) -> str:
     matched, in the self-check's words, or that it matched none (`words`, when given, say
     what to re-read instead). It never gives the answer."""
     if mistake:
-        return (f"{grade_id}: not right; your answer is the one a known mistake gives: "
-                f"{words}")
-    return (f"{grade_id}: not right, and your answer matches none of the known mistakes "
-            f"this exercise checks for: {words or messages.REREAD['number']}")
+        return f"{grade_id}: not right; your answer is the one a known mistake gives: {words}"
+    return (
+        f"{grade_id}: not right, and your answer matches none of the known mistakes "
+        f"this exercise checks for: {words or messages.REREAD['number']}"
+    )
 
 
-YES_NO_WORDS = ("a yes or no is not right: work it out again from what decides it")
+YES_NO_WORDS = "a yes or no is not right: work it out again from what decides it"
 
 
 def unmatched_words(exercise: dict) -> str:

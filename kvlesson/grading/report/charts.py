@@ -21,21 +21,27 @@ from kvlesson.lesson.charts import BLUE, GREY, ORANGE, VERMILION
 
 DPI = 100  # pixels per inch of the PNG; the page shows it at its own size
 # the outcomes of an exercise as the chart draws them: (label, colour, hatch)
-OUTCOMES = (("passed", BLUE, ""), ("failed: a known mistake", VERMILION, "xx"),
-            ("failed: no known mistake, or a flag", ORANGE, ".."), ("skipped", GREY, "//"))
+OUTCOMES = (
+    ("passed", BLUE, ""),
+    ("failed: a known mistake", VERMILION, "xx"),
+    ("failed: no known mistake, or a flag", ORANGE, ".."),
+    ("skipped", GREY, "//"),
+)
 
 
 @dataclass(frozen=True)
 class Chart:
     """A chart as the page embeds it: the PNG's bytes in base64, and its alt text."""
+
     png: str
     alt: str
 
 
 def _png(figure: Figure) -> str:
     out = io.BytesIO()
-    figure.savefig(out, format="png", dpi=DPI, facecolor="white",
-                   metadata={"Software": None})  # no version stamp: the same bytes each run
+    figure.savefig(
+        out, format="png", dpi=DPI, facecolor="white", metadata={"Software": None}
+    )  # no version stamp: the same bytes each run
     return base64.b64encode(out.getvalue()).decode()
 
 
@@ -58,8 +64,14 @@ def score_chart(report: AssignmentReport) -> Chart:
     bins = score_bins(report)
     figure = Figure(figsize=(7.5, 3.2))
     ax = figure.subplots()
-    bars = ax.bar([label for label, _ in bins], [count for _, count in bins], color=BLUE,
-                  hatch="//", edgecolor="black", linewidth=0.8)
+    bars = ax.bar(
+        [label for label, _ in bins],
+        [count for _, count in bins],
+        color=BLUE,
+        hatch="//",
+        edgecolor="black",
+        linewidth=0.8,
+    )
     ax.bar_label(bars, labels=[str(count) for _, count in bins], padding=2)
     ax.set_xlabel(f"total autograded score (out of {report.max_score:g})")
     ax.set_ylabel("students")
@@ -69,8 +81,11 @@ def score_chart(report: AssignmentReport) -> Chart:
     ax.spines[["top", "right"]].set_visible(False)
     figure.tight_layout()
     spread = "; ".join(f"{_plural(count, 'student')} scored {label}" for label, count in bins)
-    return Chart(_png(figure), f"Bar chart of the total autograded scores of "
-                               f"{report.assignment}, out of {report.max_score:g}: {spread}.")
+    return Chart(
+        _png(figure),
+        f"Bar chart of the total autograded scores of "
+        f"{report.assignment}, out of {report.max_score:g}: {spread}.",
+    )
 
 
 def outcome_counts(report: AssignmentReport) -> list[tuple[str, list[int]]]:
@@ -78,8 +93,9 @@ def outcome_counts(report: AssignmentReport) -> list[tuple[str, list[int]]]:
     rows = []
     for exercise in report.exercises:
         known = sum(group.count for group in exercise.failures if is_known(group.key))
-        rows.append((exercise.exercise, [exercise.passed, known, exercise.failed - known,
-                                         exercise.skipped]))
+        rows.append(
+            (exercise.exercise, [exercise.passed, known, exercise.failed - known, exercise.skipped])
+        )
     return rows
 
 
@@ -93,21 +109,42 @@ def outcome_chart(report: AssignmentReport) -> Chart:
     left = [0] * len(rows)
     for part, (label, colour, hatch) in enumerate(OUTCOMES):
         widths = [counts[part] for _, counts in rows][::-1]
-        bars = ax.barh(names, widths, left=left, color=colour, hatch=hatch, edgecolor="black",
-                       linewidth=0.8, label=label)
-        ax.bar_label(bars, labels=[str(w) if w else "" for w in widths], label_type="center",
-                     fontsize=9, bbox={"boxstyle": "round,pad=0.15", "facecolor": "white",
-                                       "edgecolor": "none"})
+        bars = ax.barh(
+            names,
+            widths,
+            left=left,
+            color=colour,
+            hatch=hatch,
+            edgecolor="black",
+            linewidth=0.8,
+            label=label,
+        )
+        ax.bar_label(
+            bars,
+            labels=[str(w) if w else "" for w in widths],
+            label_type="center",
+            fontsize=9,
+            bbox={"boxstyle": "round,pad=0.15", "facecolor": "white", "edgecolor": "none"},
+        )
         left = [a + b for a, b in zip(left, widths)]
     ax.set_xlabel("students")
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_title(f"{report.assignment}: each exercise across the class")
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25 if len(rows) > 2 else -0.4),
-              ncol=2, frameon=False, fontsize=9)
+    ax.legend(
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.25 if len(rows) > 2 else -0.4),
+        ncol=2,
+        frameon=False,
+        fontsize=9,
+    )
     ax.spines[["top", "right"]].set_visible(False)
     figure.tight_layout()
-    words = "; ".join(f"{name}: " + ", ".join(f"{count} {label}" for count, (label, _, _)
-                                              in zip(counts, OUTCOMES))
-                      for name, counts in rows)
-    return Chart(_png(figure), f"Stacked bar chart of each exercise of {report.assignment} "
-                               f"across the class. {words}.")
+    words = "; ".join(
+        f"{name}: "
+        + ", ".join(f"{count} {label}" for count, (label, _, _) in zip(counts, OUTCOMES))
+        for name, counts in rows
+    )
+    return Chart(
+        _png(figure),
+        f"Stacked bar chart of each exercise of {report.assignment} across the class. {words}.",
+    )

@@ -46,6 +46,7 @@ GROUPS = {  # the other groups of failures: the words the report gives them
 class Group:
     """Failed answers of one kind: a known mistake (its code, its name, its hint's words),
     or one of GROUPS; the students who gave them."""
+
     key: str
     name: str
     words: str
@@ -60,6 +61,7 @@ class Group:
 class ExerciseCount:
     """One exercise across the class: handed in, passed, failed, skipped, and the failures
     by group (known mistakes first, most common first; then no match, zeroed, not graded)."""
+
     notebook: str
     exercise: str
     points: float
@@ -76,6 +78,7 @@ class ExerciseCount:
 @dataclass(frozen=True)
 class AssignmentReport:
     """One assignment across the class."""
+
     assignment: str
     students: tuple[str, ...]
     exercises: tuple[ExerciseCount, ...]
@@ -86,14 +89,14 @@ class AssignmentReport:
 
     def made(self, mistake: str) -> set[str]:
         """The students who gave, in some exercise, the answer `mistake` gives."""
-        return {a.student for a in self.answers
-                if a.outcome == FAILED and a.mistake == mistake}
+        return {a.student for a in self.answers if a.outcome == FAILED and a.mistake == mistake}
 
 
 @dataclass(frozen=True)
 class Carry:
     """A mistake carried from an earlier assignment to a later one: who made it there, who
     of them handed in the later one (where it can be made too), who made it again."""
+
     mistake: str
     earlier: str
     later: str
@@ -105,22 +108,30 @@ class Carry:
 def assignment_report(course: Course, assignment: str) -> AssignmentReport:
     """The report of one graded assignment; ValueError when nothing of it is graded."""
     if assignment not in graded_assignments(course):
-        raise ValueError(f"nothing of {assignment} is graded yet: collect the submissions "
-                         f"(nbgrader collect {assignment}), then kvlesson grade "
-                         f"{assignment}")
+        raise ValueError(
+            f"nothing of {assignment} is graded yet: collect the submissions "
+            f"(nbgrader collect {assignment}), then kvlesson grade "
+            f"{assignment}"
+        )
     answers = class_answers(course, assignment)
     graded = graded_notebooks(course, assignment)
     students = tuple(sorted({g.student for g in graded}))
     totals = {s: sum(g.score for g in graded if g.student == s) for s in students}
     most = max(sum(g.max_score for g in graded if g.student == s) for s in students)
     order = dict.fromkeys((a.notebook, a.exercise, a.points) for a in answers)
-    exercises = tuple(_count(notebook, exercise, points,
-                             [a for a in answers if a.exercise == exercise
-                              and a.notebook == notebook])
-                      for notebook, exercise, points in order)
+    exercises = tuple(
+        _count(
+            notebook,
+            exercise,
+            points,
+            [a for a in answers if a.exercise == exercise and a.notebook == notebook],
+        )
+        for notebook, exercise, points in order
+    )
     flags = tuple(dict.fromkeys(f for g in graded for f in g.flags))
-    return AssignmentReport(assignment, students, exercises, tuple(totals.items()), most,
-                            flags, tuple(answers))
+    return AssignmentReport(
+        assignment, students, exercises, tuple(totals.items()), most, flags, tuple(answers)
+    )
 
 
 def _count(notebook: str, exercise: str, points: float, answers: list[Answer]) -> ExerciseCount:
@@ -129,21 +140,34 @@ def _count(notebook: str, exercise: str, points: float, answers: list[Answer]) -
 
     failed = [a for a in answers if a.outcome == FAILED]
     known = {(a.mistake, a.words) for a in failed if a.mistake}
-    groups = [Group(code, name_of(code), words,
-                    who(lambda a, c=code, w=words: a.outcome == FAILED
-                        and a.mistake == c and a.words == w))
-              for code, words in known]
-    groups.sort(key=lambda g: (-g.count, rank(g.key) if is_known(g.key) else len(MISTAKES),
-                               g.words))
-    groups.append(Group(NO_MATCH, GROUPS[NO_MATCH], "",
-                        who(lambda a: a.outcome == FAILED and not a.mistake)))
+    groups = [
+        Group(
+            code,
+            name_of(code),
+            words,
+            who(lambda a, c=code, w=words: a.outcome == FAILED and a.mistake == c and a.words == w),
+        )
+        for code, words in known
+    ]
+    groups.sort(
+        key=lambda g: (-g.count, rank(g.key) if is_known(g.key) else len(MISTAKES), g.words)
+    )
+    groups.append(
+        Group(NO_MATCH, GROUPS[NO_MATCH], "", who(lambda a: a.outcome == FAILED and not a.mistake))
+    )
     for outcome in (ZEROED, NOT_GRADED):
         students = who(lambda a, o=outcome: a.outcome == o)
         if students:
             groups.append(Group(outcome, GROUPS[outcome], "", students))
-    return ExerciseCount(notebook, exercise, points, len(answers),
-                         sum(a.outcome == PASSED for a in answers),
-                         sum(a.outcome == SKIPPED for a in answers), tuple(groups))
+    return ExerciseCount(
+        notebook,
+        exercise,
+        points,
+        len(answers),
+        sum(a.outcome == PASSED for a in answers),
+        sum(a.outcome == SKIPPED for a in answers),
+        tuple(groups),
+    )
 
 
 def carry_over(reports: list[AssignmentReport], can_make: dict[str, set[str]]) -> list[Carry]:
@@ -156,26 +180,36 @@ def carry_over(reports: list[AssignmentReport], can_make: dict[str, set[str]]) -
             made = earlier.made(mistake)
             if not made:
                 continue
-            for later in reports[place + 1:]:
+            for later in reports[place + 1 :]:
                 handed_in = made & set(later.students)
                 if mistake in can_make.get(later.assignment, set()) and handed_in:
-                    carries.append(Carry(mistake, earlier.assignment, later.assignment,
-                                         tuple(sorted(made)), tuple(sorted(handed_in)),
-                                         tuple(sorted(handed_in & later.made(mistake)))))
+                    carries.append(
+                        Carry(
+                            mistake,
+                            earlier.assignment,
+                            later.assignment,
+                            tuple(sorted(made)),
+                            tuple(sorted(handed_in)),
+                            tuple(sorted(handed_in & later.made(mistake))),
+                        )
+                    )
     return carries
 
 
-def course_reports(course: Course, assignments: list[str] | None = None
-                   ) -> tuple[list[AssignmentReport], list[Carry]]:
+def course_reports(
+    course: Course, assignments: list[str] | None = None
+) -> tuple[list[AssignmentReport], list[Carry]]:
     """The report of every graded assignment (or of `assignments`), and the carry-over
     between them; ValueError when nothing is graded yet."""
     for name in assignments or ():
         check_known(course, name)
     names = assignments or graded_assignments(course)
     if not names:
-        raise ValueError(f"nothing is graded yet in {course.root}: collect the submissions "
-                         "(nbgrader collect ASSIGNMENT), then kvlesson grade "
-                         "ASSIGNMENT")
+        raise ValueError(
+            f"nothing is graded yet in {course.root}: collect the submissions "
+            "(nbgrader collect ASSIGNMENT), then kvlesson grade "
+            "ASSIGNMENT"
+        )
     reports = [assignment_report(course, name) for name in sorted(names)]
     can_make = {name: known_mistakes(course, name) for name in names}
     return reports, carry_over(reports, can_make)

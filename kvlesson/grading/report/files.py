@@ -26,8 +26,18 @@ from kvlesson.grading.report.charts import score_bins
 from kvlesson.grading.report.counts import AssignmentReport, Carry
 
 REPORTS_FOLDER = "reports"  # in the course root, beside flags/
-COLUMNS = ["section", "assignment", "then", "exercise", "item", "words", "count", "out_of",
-           "share", "students"]
+COLUMNS = [
+    "section",
+    "assignment",
+    "then",
+    "exercise",
+    "item",
+    "words",
+    "count",
+    "out_of",
+    "share",
+    "students",
+]
 
 
 def _percent(count: int, whole: int) -> str:
@@ -35,30 +45,74 @@ def _percent(count: int, whole: int) -> str:
     return page.share(count, whole).rstrip("%") if whole else ""
 
 
-def _row(section: str, assignment: str, item: str, count: int, out_of: int, *,
-         exercise: str = "", words: str = "", then: str = "", students=(),
-         names: bool = False) -> dict:
-    return {"section": section, "assignment": assignment, "then": then, "exercise": exercise,
-            "item": item, "words": words, "count": count, "out_of": out_of,
-            "share": _percent(count, out_of),
-            "students": " ".join(students) if names else ""}
+def _row(
+    section: str,
+    assignment: str,
+    item: str,
+    count: int,
+    out_of: int,
+    *,
+    exercise: str = "",
+    words: str = "",
+    then: str = "",
+    students=(),
+    names: bool = False,
+) -> dict:
+    return {
+        "section": section,
+        "assignment": assignment,
+        "then": then,
+        "exercise": exercise,
+        "item": item,
+        "words": words,
+        "count": count,
+        "out_of": out_of,
+        "share": _percent(count, out_of),
+        "students": " ".join(students) if names else "",
+    }
 
 
 def assignment_rows(report: AssignmentReport, names: bool) -> list[dict]:
     """The numbers of one assignment's part of the page, row by row."""
     a, whole, rows = report.assignment, len(report.students), []
     for e in report.exercises:
-        for item, count in (("handed in", e.submitted), ("passed", e.passed),
-                            ("failed", e.failed), ("skipped", e.skipped)):
+        for item, count in (
+            ("handed in", e.submitted),
+            ("passed", e.passed),
+            ("failed", e.failed),
+            ("skipped", e.skipped),
+        ):
             rows.append(_row("exercise", a, item, count, e.submitted, exercise=e.exercise))
-        rows += [_row("mistake", a, g.key, g.count, e.submitted, exercise=e.exercise,
-                      words=g.words or g.name, students=g.students, names=names)
-                 for g in e.failures]
+        rows += [
+            _row(
+                "mistake",
+                a,
+                g.key,
+                g.count,
+                e.submitted,
+                exercise=e.exercise,
+                words=g.words or g.name,
+                students=g.students,
+                names=names,
+            )
+            for g in e.failures
+        ]
     rows += [_row("score", a, label, count, whole) for label, count in score_bins(report)]
     for flag in report.flags:
         reason = flag.reason if names else page.unnamed(flag.reason, report.students)
-        rows.append(_row("flag", a, flag.cell, 1, whole, exercise=flag.notebook, words=reason,
-                         students=(flag.student,), names=names))
+        rows.append(
+            _row(
+                "flag",
+                a,
+                flag.cell,
+                1,
+                whole,
+                exercise=flag.notebook,
+                words=reason,
+                students=(flag.student,),
+                names=names,
+            )
+        )
     return rows
 
 
@@ -67,10 +121,25 @@ def carry_rows(reports: list[AssignmentReport], carries: list[Carry], names: boo
     rows, made = [], {}
     for c in carries:
         made.setdefault((c.mistake, c.earlier), c.made)
-    rows += [_row("made", earlier, mistake, len(students), whole[earlier], students=students,
-                  names=names) for (mistake, earlier), students in made.items()]
-    rows += [_row("carry", c.earlier, c.mistake, len(c.again), len(c.handed_in), then=c.later,
-                  students=c.again, names=names) for c in carries]
+    rows += [
+        _row(
+            "made", earlier, mistake, len(students), whole[earlier], students=students, names=names
+        )
+        for (mistake, earlier), students in made.items()
+    ]
+    rows += [
+        _row(
+            "carry",
+            c.earlier,
+            c.mistake,
+            len(c.again),
+            len(c.handed_in),
+            then=c.later,
+            students=c.again,
+            names=names,
+        )
+        for c in carries
+    ]
     return rows
 
 
@@ -83,8 +152,7 @@ def _write(folder: Path, stem: str, html: str, rows: list[dict], names: bool) ->
         writer = csv.DictWriter(out, COLUMNS)
         writer.writeheader()
         # a flag's words and a student's id are the student's text: never a formula
-        writer.writerows({name: csv_cell(value) for name, value in row.items()}
-                         for row in rows)
+        writer.writerows({name: csv_cell(value) for name, value in row.items()} for row in rows)
     return page
 
 
@@ -93,9 +161,13 @@ def for_assignment(course: Course, assignment: str, names: bool) -> Path:
     (.names.html and .names.csv with `names`); the page's path. ValueError when nothing of
     it is graded."""
     report = counts.assignment_report(course, assignment)
-    return _write(course.root / REPORTS_FOLDER, assignment,
-                  page.assignment_page(report, names), assignment_rows(report, names),
-                  names)
+    return _write(
+        course.root / REPORTS_FOLDER,
+        assignment,
+        page.assignment_page(report, names),
+        assignment_rows(report, names),
+        names,
+    )
 
 
 def for_course(course: Course, assignments: list[str], names: bool) -> Path:
@@ -106,8 +178,13 @@ def for_course(course: Course, assignments: list[str], names: bool) -> Path:
     rows = carry_rows(reports, carries, names)
     for report in reports:
         rows += assignment_rows(report, names)
-    return _write(course.root / REPORTS_FOLDER, "course",
-                  page.course_page(reports, carries, names), rows, names)
+    return _write(
+        course.root / REPORTS_FOLDER,
+        "course",
+        page.course_page(reports, carries, names),
+        rows,
+        names,
+    )
 
 
 def report_line(course: Course, assignment: str, names: bool) -> str:
@@ -128,12 +205,23 @@ def course_line(course: Course, assignments: list[str], names: bool) -> str:
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     """`kvlesson report`'s arguments."""
-    parser.add_argument("assignments", nargs="*", metavar="ASSIGNMENT",
-                        help="only these assignments (default: every graded one)")
-    parser.add_argument("--names", action="store_true", help="name the students (default: "
-                        "anonymous, so that it can be shown to the class)")
-    parser.add_argument("--course", type=Path, help="the course root (default: the one the "
-                        "nbgrader configuration names, else this folder)")
+    parser.add_argument(
+        "assignments",
+        nargs="*",
+        metavar="ASSIGNMENT",
+        help="only these assignments (default: every graded one)",
+    )
+    parser.add_argument(
+        "--names",
+        action="store_true",
+        help="name the students (default: anonymous, so that it can be shown to the class)",
+    )
+    parser.add_argument(
+        "--course",
+        type=Path,
+        help="the course root (default: the one the "
+        "nbgrader configuration names, else this folder)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -36,15 +36,25 @@ def graded_notebooks(course: Course, assignment: str) -> list[Graded]:
         for submission in gb.assignment_submissions(assignment):
             student = submission.student.id
             marker = marker_of(course.autograded / student / assignment)
-            flags = tuple(replace(f, student=student, notebook=f.notebook or "-",
-                                  cell=f.cell or "-") for f in (marker.flags if marker else ()))
+            flags = tuple(
+                replace(f, student=student, notebook=f.notebook or "-", cell=f.cell or "-")
+                for f in (marker.flags if marker else ())
+            )
             failure = marker.failure if marker else ""
             if failure:
                 flags += (Flag(failure, student=student, notebook="-", cell="-"),)
             for notebook in submission.notebooks:
                 mine = tuple(f for f in flags if f.notebook in (notebook.name, "-"))
-                out.append(Graded(student, notebook.name, notebook.code_score,
-                                  notebook.max_code_score, mine, failure))
+                out.append(
+                    Graded(
+                        student,
+                        notebook.name,
+                        notebook.code_score,
+                        notebook.max_code_score,
+                        mine,
+                        failure,
+                    )
+                )
     return sorted(out, key=lambda g: (g.student, g.notebook))
 
 
@@ -75,13 +85,27 @@ def class_answers(course: Course, assignment: str) -> list[Answer]:
         marker = marker_of(course.autograded / student / assignment)
         for notebook, grade_id, points in exercises:
             marks = {m.grade_id: m for m in (marker.marks.get(notebook, ()) if marker else ())}
-            out.append(_answer(student, notebook, grade_id, points, marks.get(grade_id),
-                               marker is None or bool(marker.failure)))
+            out.append(
+                _answer(
+                    student,
+                    notebook,
+                    grade_id,
+                    points,
+                    marks.get(grade_id),
+                    marker is None or bool(marker.failure),
+                )
+            )
     return out
 
 
-def _answer(student: str, notebook: str, grade_id: str, points: float,
-            mark: ExerciseMark | None, failed: bool) -> Answer:
+def _answer(
+    student: str,
+    notebook: str,
+    grade_id: str,
+    points: float,
+    mark: ExerciseMark | None,
+    failed: bool,
+) -> Answer:
     if failed:
         return Answer(student, notebook, grade_id, points, 0.0, NOT_GRADED)
     if mark is None:
@@ -98,24 +122,37 @@ def graded_assignments(course: Course) -> list[str]:
         return []
     with course.gradebook() as gb:
         names = [a.name for a in gb.assignments]
-        return sorted(name for name in names
-                      if any(marker_of(course.autograded / s.student.id / name) is not None
-                             for s in gb.assignment_submissions(name)))
+        return sorted(
+            name
+            for name in names
+            if any(
+                marker_of(course.autograded / s.student.id / name) is not None
+                for s in gb.assignment_submissions(name)
+            )
+        )
 
 
 def known_mistakes(course: Course, assignment: str) -> set[str]:
     """The codes of the known mistakes the key of `assignment` can name."""
     key = read_key(key_path(course.root, assignment))
-    return {known["mistake"] for exercise in key.get("exercises", {}).values()
-            for known in exercise.get("mistakes", [])}
+    return {
+        known["mistake"]
+        for exercise in key.get("exercises", {}).values()
+        for known in exercise.get("mistakes", [])
+    }
 
 
 def check_known(course: Course, assignment: str) -> None:
     """ValueError naming the course's assignments when `assignment` is not one of them (a
     folder of the instructor notebooks)."""
     source = course.source
-    known = sorted(p.name for p in source.iterdir() if p.is_dir() and not p.name.startswith(".")
-                   ) if source.is_dir() else []
+    known = (
+        sorted(p.name for p in source.iterdir() if p.is_dir() and not p.name.startswith("."))
+        if source.is_dir()
+        else []
+    )
     if assignment not in known:
-        raise ValueError(f"unknown assignment {assignment!r}: the course in {course.root} has "
-                         f"{', '.join(known) or 'no assignment'}")
+        raise ValueError(
+            f"unknown assignment {assignment!r}: the course in {course.root} has "
+            f"{', '.join(known) or 'no assignment'}"
+        )

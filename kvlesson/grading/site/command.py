@@ -25,8 +25,21 @@ def build(out: Path, root: Path = ROOT, quiet: bool = True) -> Path:
     """Build the website of the course at `root` into out/html; its folder."""
     sources = lay_out(root, out / "src")
     html = out / "html"
-    command = [sys.executable, "-m", "sphinx", "-b", "html", "-W", "--keep-going", "-j", "2",
-               "-d", str(out / "doctrees"), str(sources.folder), str(html)]
+    command = [
+        sys.executable,
+        "-m",
+        "sphinx",
+        "-b",
+        "html",
+        "-W",
+        "--keep-going",
+        "-j",
+        "2",
+        "-d",
+        str(out / "doctrees"),
+        str(sources.folder),
+        str(html),
+    ]
     done = subprocess.run([*command, "-q"] if quiet else command, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"sphinx-build failed ({done.returncode}):\n{done.stderr[-4000:]}")
@@ -35,9 +48,12 @@ def build(out: Path, root: Path = ROOT, quiet: bool = True) -> Path:
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     """`kvlesson site`'s arguments."""
-    parser.add_argument("--out", type=Path, default=ROOT / "site" / "_build",
-                        help="the folder to build in (default: site/_build); the pages go to "
-                             "OUT/html")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=ROOT / "site" / "_build",
+        help="the folder to build in (default: site/_build); the pages go to OUT/html",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,6 +67,8 @@ def run(args: argparse.Namespace) -> int:
         html = build(args.out.resolve())
     except Mismatch as error:
         raise ValueError(str(error)) from error
-    print(f"the course's website is in {html} ({time.monotonic() - start:.0f} s); serve it with "
-          f"python -m http.server --directory {html} --bind 127.0.0.1")
+    print(
+        f"the course's website is in {html} ({time.monotonic() - start:.0f} s); serve it with "
+        f"python -m http.server --directory {html} --bind 127.0.0.1"
+    )
     return 0

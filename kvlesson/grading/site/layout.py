@@ -19,7 +19,7 @@ import nbformat
 from kvlesson.grading.site.pages import PageStats, merged, relinked, shell_fences
 
 BADGE = re.compile(r"\[!\[([^\]]*)\]\([^)]*\)\]\(([^)]*)\)")  # [![alt](image)](link)
-CONF = '''# Written by python -m kvlesson.course site: the course as an offline static website.
+CONF = """# Written by python -m kvlesson.course site: the course as an offline static website.
 project = "kvlesson: what do an LLM server's settings change?"
 author = "the kvlesson course"
 extensions = ["myst_nb"]
@@ -39,7 +39,7 @@ myst_heading_anchors = 4  # the guides link to sections down to ####
 myst_enable_extensions = []
 suppress_warnings = ["mystnb.unknown_mime_type"]
 exclude_patterns = ["_build"]
-'''
+"""
 CSS = """/* the course's stills and tables on the site */
 .kvlesson-still { border-left: 4px solid #0072B2; padding-left: 0.75em; }
 .kvlesson-still img, .cell_output img { max-width: 100%; height: auto; }
@@ -108,11 +108,16 @@ def lay_out(root: Path, folder: Path) -> Sources:
     pages |= {PurePosixPath(p.relative_to(root).as_posix()) for p in [*notebooks, *guides]}
     (folder / "conf.py").write_text(CONF)
     (folder / "_static" / "course.css").write_text(CSS)
-    (folder / "index.md").write_text(INDEX.format(
-        notebooks="\n".join(p.relative_to(root).with_suffix("").as_posix() for p in notebooks),
-        guides="\n".join(p.relative_to(root).with_suffix("").as_posix() for p in guides)))
-    readme = BADGE.sub(lambda m: f"[Open the course on {m.group(1)} (needs the internet)]"
-                                 f"({m.group(2)})", (root / "README.md").read_text())
+    (folder / "index.md").write_text(
+        INDEX.format(
+            notebooks="\n".join(p.relative_to(root).with_suffix("").as_posix() for p in notebooks),
+            guides="\n".join(p.relative_to(root).with_suffix("").as_posix() for p in guides),
+        )
+    )
+    readme = BADGE.sub(
+        lambda m: f"[Open the course on {m.group(1)} (needs the internet)]({m.group(2)})",
+        (root / "README.md").read_text(),
+    )
     (folder / "README.md").write_text(relinked(readme, PurePosixPath("README.md"), pages))
     for guide in guides:
         here = PurePosixPath(guide.relative_to(root).as_posix())
@@ -124,8 +129,9 @@ def lay_out(root: Path, folder: Path) -> Sources:
     for release in notebooks:
         here = PurePosixPath(release.relative_to(root).as_posix())
         solution = root / "solutions" / release.relative_to(root / "notebooks")
-        page, stats[here.parent.name] = merged(nbformat.read(release, as_version=4),
-                                               nbformat.read(solution, as_version=4), str(here))
+        page, stats[here.parent.name] = merged(
+            nbformat.read(release, as_version=4), nbformat.read(solution, as_version=4), str(here)
+        )
         for cell in page.cells:
             if cell.cell_type == "markdown":
                 cell.source = shell_fences(relinked(cell.source, here, pages))

@@ -46,22 +46,29 @@ class PageStats:
     withheld: int
 
 
-def merged(release: nbformat.NotebookNode, solution: nbformat.NotebookNode,
-           name: str) -> tuple[nbformat.NotebookNode, PageStats]:
+def merged(
+    release: nbformat.NotebookNode, solution: nbformat.NotebookNode, name: str
+) -> tuple[nbformat.NotebookNode, PageStats]:
     """The release with the solution's outputs on its text cells (see the module)."""
     if len(release.cells) != len(solution.cells):
-        raise Mismatch(f"{name}: the release has {len(release.cells)} cells, solutions/ "
-                       f"{len(solution.cells)}: run python -m kvlesson.course build")
+        raise Mismatch(
+            f"{name}: the release has {len(release.cells)} cells, solutions/ "
+            f"{len(solution.cells)}: run python -m kvlesson.course build"
+        )
     page = copy.deepcopy(release)
     outputs = withheld = 0
     for index, (cell, executed) in enumerate(zip(page.cells, solution.cells)):
         kind = role(cell)
         if cell.cell_type != executed.cell_type or kind != role(executed):
-            raise Mismatch(f"{name}: cell {index} is a {cell.cell_type} {kind} cell in the "
-                           f"release, a {executed.cell_type} {role(executed)} one in solutions/")
+            raise Mismatch(
+                f"{name}: cell {index} is a {cell.cell_type} {kind} cell in the "
+                f"release, a {executed.cell_type} {role(executed)} one in solutions/"
+            )
         if kind == "text" and cell.source != executed.source:
-            raise Mismatch(f"{name}: cell {index} differs between the release and solutions/: "
-                           "run python -m kvlesson.course build")
+            raise Mismatch(
+                f"{name}: cell {index} differs between the release and solutions/: "
+                "run python -m kvlesson.course build"
+            )
         cell.metadata.pop("nbgrader", None)
         if cell.cell_type != "code":
             continue
@@ -82,20 +89,23 @@ def merged(release: nbformat.NotebookNode, solution: nbformat.NotebookNode,
 def without_records(output):
     """An output without any record line a hidden test printed (none should reach here)."""
     if output.get("output_type") == "stream":
-        output["text"] = "".join(line for line in output.get("text", "").splitlines(True)
-                                 if RECORD not in line)
+        output["text"] = "".join(
+            line for line in output.get("text", "").splitlines(True) if RECORD not in line
+        )
     return output
 
 
 def relinked(markdown: str, here: PurePosixPath, pages: set[PurePosixPath]) -> str:
     """Markdown whose relative links lead to the site's pages; a link to a file of the
     repository that is not a page (a script, a config) becomes its path as code."""
+
     def replace(match: re.Match) -> str:
         image, text, target, anchor = match.groups()
         resolved = normal(here.parent / target)
         if image or resolved in pages or resolved.suffix in (".png", ".svg", ".jpg"):
             return match.group(0)
         return f"{text} (`{resolved}` in the course's repository)"
+
     return LINK.sub(replace, markdown)
 
 
@@ -105,10 +115,12 @@ FENCE = re.compile(r"^```python\n(.*?)^```", flags=re.M | re.S)
 def shell_fences(markdown: str) -> str:
     """Python code blocks that hold a shell line (`!...`, as a notebook runs one) marked as
     IPython, which Pygments can colour (plain Python cannot lex the `!`)."""
+
     def mark(match: re.Match) -> str:
         body = match.group(1)
         shell = any(line.lstrip().startswith("!") for line in body.splitlines())
         return f"```ipython\n{body}```" if shell else match.group(0)
+
     return FENCE.sub(mark, markdown)
 
 

@@ -30,8 +30,11 @@ def test_the_working_copy_shows_the_notebooks_alone(tmp_path):
     (work / "link.ipynb").symlink_to(work / "floor_plan.ipynb")
     walls_ = Walls(work, connections, hidden=(tmp_path / "course",))
     args = walls_.arguments()
-    bound = [args[i + 1] for i, arg in enumerate(args) if arg == "--ro-bind"
-             and args[i + 1].startswith(str(work))]
+    bound = [
+        args[i + 1]
+        for i, arg in enumerate(args)
+        if arg == "--ro-bind" and args[i + 1].startswith(str(work))
+    ]
     assert bound == [str(work / "floor_plan.ipynb")], bound
 
 

@@ -32,8 +32,11 @@ def test_a_withheld_function_keeps_its_name_and_raises():
     changed = withheld.withhold(CODE, frozenset({"memory_parts", "room"}))
     space: dict = {}
     exec(changed, space)
-    for call in (lambda: space["memory_parts"](1), lambda: space["other"](1),
-                 lambda: space["Parts"]().room(1)):
+    for call in (
+        lambda: space["memory_parts"](1),
+        lambda: space["other"](1),
+        lambda: space["Parts"]().room(1),
+    ):
         try:
             call()
         except RuntimeError as error:
@@ -48,9 +51,19 @@ def run_with(copy: Path, tmp_path: Path, code: str) -> subprocess.CompletedProce
     site = tmp_path / "site"
     site.mkdir()
     (site / "kvlesson").symlink_to(copy, target_is_directory=True)
-    done = subprocess.run([sys.executable, "-I", "-B", "-c",
-                           f"import sys; sys.path.insert(0, sys.argv[1])\n{code}", str(site)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-B",
+            "-c",
+            f"import sys; sys.path.insert(0, sys.argv[1])\n{code}",
+            str(site),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     return done
 
@@ -58,15 +71,21 @@ def run_with(copy: Path, tmp_path: Path, code: str) -> subprocess.CompletedProce
 def test_the_copy_lacks_what_it_withholds_and_keeps_the_rest(tmp_path):
     copy = withheld.package_without({"memory_parts"}, tmp_path / "cache")
     assert withheld.package_without({"memory_parts"}, tmp_path / "cache") == copy  # made once
-    done = run_with(copy, tmp_path, "import kvlesson as kv\n"
-                    "print(kv.blocks_for(33))\n"
-                    "for call in (lambda: kv.memory_parts(90, kv.A100_80GB, kv.LLAMA_31_8B),\n"
-                    "             lambda: kv.room(90, 8000)):\n"
-                    "    try:\n        call()\n    except RuntimeError as error:\n"
-                    "        print(str(error).split(':')[0])\n")
+    done = run_with(
+        copy,
+        tmp_path,
+        "import kvlesson as kv\n"
+        "print(kv.blocks_for(33))\n"
+        "for call in (lambda: kv.memory_parts(90, kv.A100_80GB, kv.LLAMA_31_8B),\n"
+        "             lambda: kv.room(90, 8000)):\n"
+        "    try:\n        call()\n    except RuntimeError as error:\n"
+        "        print(str(error).split(':')[0])\n",
+    )
     assert done.stdout.split("\n")[:3] == [
-        "3", f"memory_parts is {withheld.WITHHELD} in this run",
-        f"memory_parts is {withheld.WITHHELD} in this run"], done.stdout
+        "3",
+        f"memory_parts is {withheld.WITHHELD} in this run",
+        f"memory_parts is {withheld.WITHHELD} in this run",
+    ], done.stdout
     assert list(copy.rglob("__pycache__/*.pyc")), "the copy is compiled once, not per kernel"
 
 
@@ -77,14 +96,23 @@ def test_without_every_forbidden_function_of_the_course_every_module_imports(tmp
     import json
 
     from support.paths import ROOT
-    names = {name for path in (ROOT / "keys").glob("*.json")
-             for exercise in json.loads(path.read_text())["exercises"].values()
-             for name in exercise["forbidden"]}
+
+    names = {
+        name
+        for path in (ROOT / "keys").glob("*.json")
+        for exercise in json.loads(path.read_text())["exercises"].values()
+        for name in exercise["forbidden"]
+    }
     copy = withheld.package_without(names, tmp_path / "cache")
-    done = run_with(copy, tmp_path, "import pkgutil, importlib, kvlesson\n"
-                    "for info in pkgutil.walk_packages(kvlesson.__path__, 'kvlesson.'):\n"
-                    "    if not info.name.endswith('__main__'):\n"
-                    "        importlib.import_module(info.name)\n"
-                    "print(repr(kvlesson.LLAMA_31_8B), repr(kvlesson.QWEN25_7B))")
+    done = run_with(
+        copy,
+        tmp_path,
+        "import pkgutil, importlib, kvlesson\n"
+        "for info in pkgutil.walk_packages(kvlesson.__path__, 'kvlesson.'):\n"
+        "    if not info.name.endswith('__main__'):\n"
+        "        importlib.import_module(info.name)\n"
+        "print(repr(kvlesson.LLAMA_31_8B), repr(kvlesson.QWEN25_7B))",
+    )
     import kvlesson
+
     assert done.stdout.strip() == f"{kvlesson.LLAMA_31_8B!r} {kvlesson.QWEN25_7B!r}"

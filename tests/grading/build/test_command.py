@@ -26,8 +26,7 @@ def a_course(root: Path) -> Path:
 def test_out_inside_a_student_release_folder_is_refused(tmp_path):
     root = a_course(tmp_path / "kvlesson")
     for inside in (root / "notebooks", root / "notebooks" / "07_wrap_up" / "my-course"):
-        with pytest.raises(ValueError, match="the student notebooks a student's JupyterLab "
-                                             "serves"):
+        with pytest.raises(ValueError, match="the student notebooks a student's JupyterLab serves"):
             command.check_out(inside)
         assert not (root / "notebooks" / "07_wrap_up" / "my-course").exists()
     assert command.check_out(root / "course-h100") == (root / "course-h100").resolve()
@@ -39,20 +38,28 @@ def test_out_inside_a_student_release_folder_is_refused(tmp_path):
 
 def test_the_default_out_is_in_the_home_folder_named_after_the_setting(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert command.default_out("H100_80GB", "QWEN25_7B", 90, None, None) == \
-        tmp_path / "kvlesson-for-H100_80GB-QWEN25_7B-share90"
+    assert (
+        command.default_out("H100_80GB", "QWEN25_7B", 90, None, None)
+        == tmp_path / "kvlesson-for-H100_80GB-QWEN25_7B-share90"
+    )
     config = tmp_path / "Qwen2.5-1.5B" / "config.json"
-    assert command.default_out("L40S_48GB", str(config), None, 4000, 32) == \
-        tmp_path / "kvlesson-for-L40S_48GB-Qwen2.5-1.5B-longest4000-cap32"
+    assert (
+        command.default_out("L40S_48GB", str(config), None, 4000, 32)
+        == tmp_path / "kvlesson-for-L40S_48GB-Qwen2.5-1.5B-longest4000-cap32"
+    )
 
 
 def test_a_run_that_fails_leaves_nothing(tmp_path):
     root = a_course(tmp_path / "source")
     (root / "solutions" / "00_start_here").mkdir(parents=True)
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell('GPU = "A100_80GB"\nMODEL = "LLAMA_31_8B"',
-                                  metadata={"tags": ["parameters"]}),
-        nbformat.v4.new_code_cell("raise RuntimeError('this setting stops the notebook')")])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                'GPU = "A100_80GB"\nMODEL = "LLAMA_31_8B"', metadata={"tags": ["parameters"]}
+            ),
+            nbformat.v4.new_code_cell("raise RuntimeError('this setting stops the notebook')"),
+        ]
+    )
     nbformat.write(nb, root / "solutions" / "00_start_here" / "start_here.ipynb")
     out = tmp_path / "courses" / "h100"
     with pytest.raises(RuntimeError, match="Nothing was written to"):
@@ -80,11 +87,20 @@ def test_a_models_config_json_is_a_notebooks_model(tmp_path, monkeypatch):
 
 # Qwen2.5 1.5B's config.json, the fields the course reads (Hugging Face, Qwen/Qwen2.5-1.5B):
 # 1,543,714,304 parameters with its tied embeddings and q/k/v biases.
-QWEN25_15B = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2",
-              "hidden_size": 1536, "intermediate_size": 8960, "num_hidden_layers": 28,
-              "num_attention_heads": 12, "num_key_value_heads": 2, "vocab_size": 151936,
-              "tie_word_embeddings": True, "max_position_embeddings": 131072,
-              "torch_dtype": "bfloat16", "rms_norm_eps": 1e-06}
+QWEN25_15B = {
+    "architectures": ["Qwen2ForCausalLM"],
+    "model_type": "qwen2",
+    "hidden_size": 1536,
+    "intermediate_size": 8960,
+    "num_hidden_layers": 28,
+    "num_attention_heads": 12,
+    "num_key_value_heads": 2,
+    "vocab_size": 151936,
+    "tie_word_embeddings": True,
+    "max_position_embeddings": 131072,
+    "torch_dtype": "bfloat16",
+    "rms_norm_eps": 1e-06,
+}
 
 
 def test_no_parameters_cell_lists_the_cards_or_models_by_hand():

@@ -24,18 +24,26 @@ WARNED = {
     "ex2_1_tests": [("A block that is only partly filled still counts whole", "chat_blocks(17)")],
     "ex2_2_tests": [("Return `None` if no share is enough", "lowest_share_for(10**6)")],
     "ex3_1_tests": [("return `None` if every step adds at least 10%", "knee_of(steep)")],
-    "ex5_1_tests": [("when the config gives no `head_dim`",
-                     "bytes_per_token_of(LLAMA_70B_CONFIG)"),
-                    ("all heads are KV heads when it gives no `num_key_value_heads`",
-                     "bytes_per_token_of(SMALL_FP32)"),
-                    ('4 for `"float32"`', "bytes_per_token_of(SMALL_FP32)")],
-    "ex5_3_tests": [("`tp` must divide the attention heads",
-                     "starts_on_h100(kv.LLAMA_33_70B, 5, 44)"),
-                    ("each be copied to the same number of GPUs",
-                     "starts_on_h100(kv.QWEN25_7B, 14, 90, 32_768)"),
-                    ("`max(1, model.kv_heads // tp)`", "starts_on_h100(gqa, 4, 30)"),
-                    ("one of them is held back as the null block",
-                     "starts_on_h100(kv.LLAMA_33_70B, 2, 89, 13_103)")],
+    "ex5_1_tests": [
+        ("when the config gives no `head_dim`", "bytes_per_token_of(LLAMA_70B_CONFIG)"),
+        (
+            "all heads are KV heads when it gives no `num_key_value_heads`",
+            "bytes_per_token_of(SMALL_FP32)",
+        ),
+        ('4 for `"float32"`', "bytes_per_token_of(SMALL_FP32)"),
+    ],
+    "ex5_3_tests": [
+        ("`tp` must divide the attention heads", "starts_on_h100(kv.LLAMA_33_70B, 5, 44)"),
+        (
+            "each be copied to the same number of GPUs",
+            "starts_on_h100(kv.QWEN25_7B, 14, 90, 32_768)",
+        ),
+        ("`max(1, model.kv_heads // tp)`", "starts_on_h100(gqa, 4, 30)"),
+        (
+            "one of them is held back as the null block",
+            "starts_on_h100(kv.LLAMA_33_70B, 2, 89, 13_103)",
+        ),
+    ],
     "ex5_4_tests": [("a pool below zero holds none", "fp8_pool_tokens(-1e9, kv.QWEN25_7B)")],
     "ex5_5_tests": [("padded up to a multiple of 256", "slot_context(33_281, 5)")],
     "ex6_1_tests": [("7% of 100 values is rank 7 exactly", "nearest_rank(hundred, 7)")],
@@ -75,12 +83,12 @@ def test_every_case_the_text_warns_about_is_in_the_self_check(grade_id):
     for warning, label in WARNED[grade_id]:
         said = " ".join(text.split())  # the text as read, whatever its line breaks
         assert " ".join(warning.split()) in said, (
-            f"{grade_id}: the text no longer says {warning!r}: update WARNED")
+            f"{grade_id}: the text no longer says {warning!r}: update WARNED"
+        )
         assert label in labels, f"{grade_id} warns {warning!r}; its self-check never tries it"
 
 
-@pytest.mark.parametrize("assignment, grade_id, text, released", CELLS,
-                         ids=[c[1] for c in CELLS])
+@pytest.mark.parametrize("assignment, grade_id, text, released", CELLS, ids=[c[1] for c in CELLS])
 def test_no_yes_or_no_is_checked_alone(assignment, grade_id, text, released):
     """A student who could flip a yes or no until the self-check passes would learn nothing:
     a yes or no the student writes as a variable sits beside a number that decides it (the

@@ -25,12 +25,20 @@ from support.paths import ROOT
 # The slips item 1 of the issue lists, each made by at least one mutation of these answers.
 ANSWERS = {
     "def blocks(tokens):\n    return -(-tokens // 16)": {"ceil", "rounding", "true_div"},
-    "def pool(share, memory):\n    return share / 100 * memory - 2e9 - 1e9":
-        {"term", "percent", "swapped", "global", "gib"},
+    "def pool(share, memory):\n    return share / 100 * memory - 2e9 - 1e9": {
+        "term",
+        "percent",
+        "swapped",
+        "global",
+        "gib",
+    },
     "def gib(b):\n    return b / 2**30": {"gb"},
     "def kib(b):\n    return b / 1024": {"kilo"},
-    "def first(values, p):\n    return sorted(values)[math.ceil(p / 100 * len(values)) - 1]":
-        {"constant", "off_by_one", "rounding"},
+    "def first(values, p):\n    return sorted(values)[math.ceil(p / 100 * len(values)) - 1]": {
+        "constant",
+        "off_by_one",
+        "rounding",
+    },
     "def fits(blocks, need):\n    return blocks >= need": {"boundary", "swapped"},
     "def each(servers, share=0.9):\n    return share / servers": {"hardcoded", "global"},
 }
@@ -43,9 +51,14 @@ def test_every_listed_slip_is_made(answer):
 
 
 def test_a_value_copied_from_an_example_is_a_slip_of_its_own():
-    made = [m.source for m in mutants.mutants(
-        "def steps(prompt, budget, writing):\n    return -(-prompt // (budget - writing))",
-        examples={"budget": ["1_024"], "writing": ["24"]}) if m.mistake == "hardcoded"]
+    made = [
+        m.source
+        for m in mutants.mutants(
+            "def steps(prompt, budget, writing):\n    return -(-prompt // (budget - writing))",
+            examples={"budget": ["1_024"], "writing": ["24"]},
+        )
+        if m.mistake == "hardcoded"
+    ]
     assert any("1024 - writing" in s for s in made) and any("budget - 24" in s for s in made)
 
 
@@ -53,7 +66,7 @@ def test_every_slip_has_words_and_a_name():
     assert set(MISTAKES) == set(NAMES)
 
 
-CELL = '''# Self-check
+CELL = """# Self-check
 ### BEGIN HIDDEN TESTS
 selfcheck.record("ex_tests", [
     selfcheck.count("steps(12_000, 512, 2)", lambda: steps(12_000, 512, 2), "steps"),
@@ -63,7 +76,7 @@ selfcheck.record("ex_tests", [
 selfcheck.verify([
     selfcheck.count("steps(300, 256, 0)", lambda: steps(300, 256, 0), "steps"),
 ], forbidden=("trace",), stamp="")
-'''
+"""
 RIGHT = "def steps(prompt, budget, writing):\n    return -(-prompt // (budget - writing))"
 IGNORES_WRITING = "def steps(prompt, budget, writing):\n    return -(-prompt // budget)"
 
@@ -71,11 +84,14 @@ IGNORES_WRITING = "def steps(prompt, budget, writing):\n    return -(-prompt // 
 def test_the_probes_of_a_cell_are_read_with_their_sides_and_inputs():
     cell = probe_search.Probes.of(CELL)
     assert [(p.side, p.function, p.args) for p in cell.found] == [
-        ("record", "steps", ("12_000", "512", "2")), ("record", "steps", ("511", "512", "1")),
-        ("verify", "steps", ("300", "256", "0"))]
+        ("record", "steps", ("12_000", "512", "2")),
+        ("record", "steps", ("511", "512", "1")),
+        ("verify", "steps", ("300", "256", "0")),
+    ]
     looped = probe_search.Probes.of(
         'selfcheck.record("x", [selfcheck.count(f"f({n})", lambda n=n: f(n), "blocks") '
-        'for n in (15, 16)])')
+        "for n in (15, 16)])"
+    )
     assert [(p.args, p.loop) for p in looped.found] == [(("15",), "n"), (("16",), "n")]
 
 
@@ -139,17 +155,30 @@ def test_inputs_stay_within_the_range_the_cell_uses(tmp_path):
 
 def hint_of(wrong_rows: list[dict], answer: list[str]) -> str | None:
     """The hint a self-check stamped from `wrong_rows` gives an answer (its normal forms)."""
-    entry = {"setting": {}, "hints": {}, "probes": [
-        {"label": f"f({n})", "kind": "count", "normal": "int:5"} for n in range(len(answer))]}
+    entry = {
+        "setting": {},
+        "hints": {},
+        "probes": [
+            {"label": f"f({n})", "kind": "count", "normal": "int:5"} for n in range(len(answer))
+        ],
+    }
     made = json.loads(stamping.make_stamp(entry, wrong_rows, 0, "here"))
     return selfcheck._hint(made["hints"], made["probes"], answer, ["count"] * len(answer))
 
 
 def test_a_hint_names_a_mistake_only_when_no_other_gives_that_answer():
-    round_down = {"mistake": "ceil", "hint": "round up", "same": "a",
-                  "values": [["int:4", "int:4"]]}
-    off_by_one = {"mistake": "off_by_one", "hint": "off by one", "same": "b",
-                  "values": [["int:4", "int:6"]]}
+    round_down = {
+        "mistake": "ceil",
+        "hint": "round up",
+        "same": "a",
+        "values": [["int:4", "int:4"]],
+    }
+    off_by_one = {
+        "mistake": "off_by_one",
+        "hint": "off by one",
+        "same": "b",
+        "values": [["int:4", "int:6"]],
+    }
     assert hint_of([round_down, off_by_one], ["int:4", "int:4"]) == "round up"
     assert hint_of([round_down, off_by_one], ["int:4", "int:6"]) == "off by one"
     # one answer, two different mistakes: a coincidence, no hint
@@ -163,8 +192,11 @@ def test_a_hint_names_a_mistake_only_when_no_other_gives_that_answer():
 
 
 def test_a_yes_or_no_probe_never_names_a_mistake():
-    entry = {"setting": {}, "hints": {}, "probes": [
-        {"label": "fits(1)", "kind": "yes_no", "normal": "bool:True"}]}
+    entry = {
+        "setting": {},
+        "hints": {},
+        "probes": [{"label": "fits(1)", "kind": "yes_no", "normal": "bool:True"}],
+    }
     wrong = [{"mistake": "boundary", "hint": "> against >=", "values": [["bool:False"]]}]
     assert json.loads(stamping.make_stamp(entry, wrong, 0, "here"))["hints"] == []
 
@@ -177,14 +209,23 @@ def test_every_self_check_refuses_the_functions_its_hidden_test_forbids():
         for cell in nbformat.read(path, 4).cells:
             if not notebooks.is_test_cell(cell):
                 continue
-            sides = {call.func.attr: next((k.value for k in call.keywords
-                                           if k.arg == "forbidden"), None)
-                     for call in probe_search._side_calls(cell.source)}
-            texts = {side: (eval(compile(__import__("ast").Expression(v), "", "eval"))
-                            if v is not None else ()) for side, v in sides.items()}
+            sides = {
+                call.func.attr: next((k.value for k in call.keywords if k.arg == "forbidden"), None)
+                for call in probe_search._side_calls(cell.source)
+            }
+            texts = {
+                side: (
+                    eval(compile(__import__("ast").Expression(v), "", "eval"))
+                    if v is not None
+                    else ()
+                )
+                for side, v in sides.items()
+            }
             if texts.get("verify", ()) != texts.get("record", ()):
-                differ.append(f"{path.parent.name} {notebooks.meta(cell)['grade_id']}: "
-                              f"verify {texts.get('verify')} record {texts.get('record')}")
+                differ.append(
+                    f"{path.parent.name} {notebooks.meta(cell)['grade_id']}: "
+                    f"verify {texts.get('verify')} record {texts.get('record')}"
+                )
     assert not differ, differ
 
 
@@ -193,13 +234,20 @@ def test_the_feedback_without_a_known_mistake_says_what_to_reread_by_kind():
     not right, in the cell's own words when it has them (the capstone's settings search); a
     count says what to re-read about counting; a cell's own words come first."""
     from kvlesson.grading.marking import diagnosis
+
     yes_no = {"probes": [{"kind": "yes_no"}, {"kind": "yes_no"}]}
     judged = {**yes_no, "reread": {"yes_no": "change one setting at a time"}}
     counts = {"probes": [{"kind": "count"}, {"kind": "yes_no"}]}
     own = {**counts, "reread": {"else": "Re-read the budget's rule."}}
-    said = {name: diagnosis.feedback_line("x_tests", "", diagnosis.unmatched_words(exercise))
-            for name, exercise in (("yes_no", yes_no), ("judged", judged), ("counts", counts),
-                                   ("own", own))}
+    said = {
+        name: diagnosis.feedback_line("x_tests", "", diagnosis.unmatched_words(exercise))
+        for name, exercise in (
+            ("yes_no", yes_no),
+            ("judged", judged),
+            ("counts", counts),
+            ("own", own),
+        )
+    }
     assert "a yes or no is not right" in said["yes_no"]
     assert said["judged"].endswith("change one setting at a time")
     assert "what the exercise counts" in said["counts"]
@@ -211,11 +259,13 @@ def test_the_search_plans_inputs_inside_the_declared_domain_only(tmp_path):
     """Exercise 5.3's lesson: a key made on an input the question does not cover (here, a
     budget no larger than the writing chats) is a key no one can trust."""
     from kvlesson.grading.checks import rules
+
     rules.declare(domain=lambda prompt, budget, writing: 0 <= writing < budget and prompt >= 300)
     try:
         _, inputs, _, _ = plan_and_choose(tmp_path, CELL, RIGHT, [])
-        outside = probe_inputs.outside(CELL.replace("511, 512, 1", "299, 512, 1"),
-                                       {"selfcheck": selfcheck})
+        outside = probe_inputs.outside(
+            CELL.replace("511, 512, 1", "299, 512, 1"), {"selfcheck": selfcheck}
+        )
     finally:
         rules.forget()
     planned = [[probe_inputs._number(a) for a in row["args"]] for row in inputs]
@@ -227,22 +277,31 @@ def test_an_argument_ignored_for_the_notebooks_variable_of_its_kind_is_a_mistake
     """Exercise 0.1's `m` read as the notebook's `model`: the same hint as every later
     notebook's "not the notebook's SHARE"."""
     from kvlesson.memory.specs import LLAMA_31_8B, LLAMA_33_70B
-    cell = ('selfcheck.verify([selfcheck.count("per_token(big)", lambda: per_token(big), '
-            '"bytes")], stamp="")')
+
+    cell = (
+        'selfcheck.verify([selfcheck.count("per_token(big)", lambda: per_token(big), '
+        '"bytes")], stamp="")'
+    )
     namespace = {"big": LLAMA_33_70B, "model": LLAMA_31_8B, "SHARE": 90, "selfcheck": selfcheck}
     out = tmp_path / "alike.json"
     probe_inputs.alike(cell, ["model", "SHARE", "big"], str(out), namespace)
     like = {f: {int(k): v for k, v in by.items()} for f, by in json.loads(out.read_text()).items()}
     assert like == {"per_token": {0: ["model", "big"]}}
     made = mutants.mutants("def per_token(m):\n    return 2 * m.layers", like=like)
-    assert any(m.mistake == "global" and "not the notebook's `model`" in m.hint and
-               "model.layers" in m.source for m in made)
+    assert any(
+        m.mistake == "global"
+        and "not the notebook's `model`" in m.hint
+        and "model.layers" in m.source
+        for m in made
+    )
 
 
 def test_a_declared_mistake_comes_first_with_its_own_words():
     declared = {"the attention heads": ("def f(m):\n    return m.heads", "use the KV heads.")}
     made = mutants.mutants("def f(m):\n    return m.kv_heads", declared=declared)
     assert (made[0].mistake, made[0].hint) == ("declared:the attention heads", "use the KV heads.")
-    source = ('from kvlesson.grading.checks.rules import declare\n'
-              f'declare(mistakes={declared!r})\nselfcheck.record("x", [])')
+    source = (
+        "from kvlesson.grading.checks.rules import declare\n"
+        f'declare(mistakes={declared!r})\nselfcheck.record("x", [])'
+    )
     assert probe_search.declared_mistakes(source) == declared

@@ -43,354 +43,713 @@ MOST_WRITTEN = 3  # hand-written wrong answers an exercise has at least
 # answer code, text the self-check's message must contain or None). "static" in a label: the
 # grade rejects it by reading the answer cell (a forbidden name), not by its values; the
 # self-check reads the cell that set the variable in IPython's history.
-_Q1_POOL = ("pool_gb = (Q1_SHARE / 100 * gpu.memory_bytes - model.weights_bytes - "
-            "kv.RESERVE_BYTES) / 1e9")
+_Q1_POOL = (
+    "pool_gb = (Q1_SHARE / 100 * gpu.memory_bytes - model.weights_bytes - kv.RESERVE_BYTES) / 1e9"
+)
 _Q1_UNUSED = "unused_gb = (gpu.memory_bytes - Q1_SHARE / 100 * gpu.memory_bytes) / 1e9"
 _Q3_POOL = "pool_q3 = Q3_SHARE / 100 * gpu.memory_bytes - model.weights_bytes - kv.RESERVE_BYTES"
 _Q3_BLOCKS = "blocks_q3 = max(0, int(pool_q3 // (kv.BLOCK_TOKENS * model.bytes_per_token)))"
 _Q3 = f"{_Q3_POOL}\npool_gb_q3 = pool_q3 / 1e9\n{_Q3_BLOCKS}\n"
-_TRACE = ("case = [kv.Chat(prompt=20, reply=30), kv.Chat(prompt=40, reply=12), "
-          "kv.Chat(prompt=10, reply=25)]\n"
-          "tight = kv.trace(case, cap=10, blocks=6, gpu=gpu, model=model)\n"
-          "wide = kv.trace(case, cap=10, blocks=100, gpu=gpu, model=model)\n")
-_H100 = ("def starts_on_h100(model, tp, share, longest=131_072):\n"
-         "    if model.heads % tp or (model.kv_heads % tp and tp % model.kv_heads):\n"
-         "        return False\n"
-         "    per_token = 2 * model.layers * max(1, model.kv_heads // tp) * model.head_size * "
-         "model.bytes_per_number\n")
+_TRACE = (
+    "case = [kv.Chat(prompt=20, reply=30), kv.Chat(prompt=40, reply=12), "
+    "kv.Chat(prompt=10, reply=25)]\n"
+    "tight = kv.trace(case, cap=10, blocks=6, gpu=gpu, model=model)\n"
+    "wide = kv.trace(case, cap=10, blocks=100, gpu=gpu, model=model)\n"
+)
+_H100 = (
+    "def starts_on_h100(model, tp, share, longest=131_072):\n"
+    "    if model.heads % tp or (model.kv_heads % tp and tp % model.kv_heads):\n"
+    "        return False\n"
+    "    per_token = 2 * model.layers * max(1, model.kv_heads // tp) * model.head_size * "
+    "model.bytes_per_number\n"
+)
 _POOL = "    pool = share / 100 * kv.H100_80GB.total_bytes - model.weights_bytes / tp - 3e9\n"
 _BLOCKS = "    blocks = max(0, int(pool // (16 * per_token)))\n"
-_CHOICES = {"assistant": "dict(share=90, longest=32_000, cap=4, budget=1_024, admission=None)",
-            "office": "dict(share=95, longest=16_000, cap=64, budget=1_024, admission=None)",
-            "app": "dict(share=90, longest=8_000, cap=64, budget=256, admission=None)"}
-_Q7 = ("q7_freeze_ms = kv.latency(kv.serve(bob_day, CAP, budget=Q7_BUDGET, **card))"
-       ".itl.worst * 1000\n"
-       "long_day = traffic_numbers.reasoning_agents()\nrig = traffic_numbers.rig()\n"
-       "q7_pauses_budget = kv.serve_fast(long_day, traffic_numbers.SERVER_CAP, "
-       "**{**rig, 'budget': Q7_RIG_BUDGET}).pauses\n"
-       "q7_pauses_pool = kv.serve_fast(long_day, traffic_numbers.SERVER_CAP, "
-       "**{**rig, 'blocks': Q7_BLOCKS}).pauses\n")
+_CHOICES = {
+    "assistant": "dict(share=90, longest=32_000, cap=4, budget=1_024, admission=None)",
+    "office": "dict(share=95, longest=16_000, cap=64, budget=1_024, admission=None)",
+    "app": "dict(share=90, longest=8_000, cap=64, budget=256, admission=None)",
+}
+_Q7 = (
+    "q7_freeze_ms = kv.latency(kv.serve(bob_day, CAP, budget=Q7_BUDGET, **card))"
+    ".itl.worst * 1000\n"
+    "long_day = traffic_numbers.reasoning_agents()\nrig = traffic_numbers.rig()\n"
+    "q7_pauses_budget = kv.serve_fast(long_day, traffic_numbers.SERVER_CAP, "
+    "**{**rig, 'budget': Q7_RIG_BUDGET}).pauses\n"
+    "q7_pauses_pool = kv.serve_fast(long_day, traffic_numbers.SERVER_CAP, "
+    "**{**rig, 'blocks': Q7_BLOCKS}).pauses\n"
+)
 
 
 def _choices(user: str, choice: str) -> str:
     """The capstone's answer cell with `user`'s choice replaced."""
-    return "\n".join(f"{name}_choice = {choice if name == user else right}"
-                     for name, right in _CHOICES.items())
+    return "\n".join(
+        f"{name}_choice = {choice if name == user else right}" for name, right in _CHOICES.items()
+    )
 
 
 HAND = {
     "ex0_1_tests": [
-        ("the notebook's model, 2 bytes written in", "def cache_bytes_per_token(m):\n"
-         "    return 2 * model.layers * model.kv_heads * model.head_size * 2",
-         "not the notebook's `model`"),
-        ("the package's answer", "def cache_bytes_per_token(m):\n    return m.bytes_per_token",
-         "calls"),
-        ("no return", "def cache_bytes_per_token(m):\n    2 * m.layers * m.kv_heads * m.head_size"
-         " * m.bytes_per_number", "returned None"),
-        ("bits, not bytes", "def cache_bytes_per_token(m):\n    return 2 * m.layers * m.kv_heads * "
-         "m.head_size * m.bytes_per_number * 8", "Re-read the formula above"),
-        ("a string", "def cache_bytes_per_token(m):\n    return f'{2 * m.layers * m.kv_heads} KB'",
-         "should give a number"),
+        (
+            "the notebook's model, 2 bytes written in",
+            "def cache_bytes_per_token(m):\n"
+            "    return 2 * model.layers * model.kv_heads * model.head_size * 2",
+            "not the notebook's `model`",
+        ),
+        (
+            "the package's answer",
+            "def cache_bytes_per_token(m):\n    return m.bytes_per_token",
+            "calls",
+        ),
+        (
+            "no return",
+            "def cache_bytes_per_token(m):\n    2 * m.layers * m.kv_heads * m.head_size"
+            " * m.bytes_per_number",
+            "returned None",
+        ),
+        (
+            "bits, not bytes",
+            "def cache_bytes_per_token(m):\n    return 2 * m.layers * m.kv_heads * "
+            "m.head_size * m.bytes_per_number * 8",
+            "Re-read the formula above",
+        ),
+        (
+            "a string",
+            "def cache_bytes_per_token(m):\n    return f'{2 * m.layers * m.kv_heads} KB'",
+            "should give a number",
+        ),
     ],
     "ex0_2_tests": [
-        ("in bytes", "def weights_gb(m):\n    return m.params * m.bytes_per_number",
-         "looks like it is in bytes; the question asks for GB"),
-        ("the parameters alone", "def weights_gb(m):\n    return m.params / 1e9",
-         "Re-read the sentence above"),
+        (
+            "in bytes",
+            "def weights_gb(m):\n    return m.params * m.bytes_per_number",
+            "looks like it is in bytes; the question asks for GB",
+        ),
+        (
+            "the parameters alone",
+            "def weights_gb(m):\n    return m.params / 1e9",
+            "Re-read the sentence above",
+        ),
         ("bits for bytes", "def weights_gb(m):\n    return m.params * 16 / 1e9", None),
         ("the package's answer", "def weights_gb(m):\n    return m.weights_bytes / 1e9", "calls"),
         ("a string", 'def weights_gb(m):\n    return "16.06 GB"', "should give a number"),
     ],
     "practice_tests": [
-        ("a float", "block_bytes = 16.0 * model.bytes_per_token",
-         "is the right number, but a float"),
-        ("in KiB", "block_bytes = kv.BLOCK_TOKENS * model.bytes_per_token / 1024",
-         "looks like it is in KiB; the question asks for bytes"),
+        (
+            "a float",
+            "block_bytes = 16.0 * model.bytes_per_token",
+            "is the right number, but a float",
+        ),
+        (
+            "in KiB",
+            "block_bytes = kv.BLOCK_TOKENS * model.bytes_per_token / 1024",
+            "looks like it is in KiB; the question asks for bytes",
+        ),
         ("one token", "block_bytes = model.bytes_per_token", "Re-read what the exercise counts"),
         ("K only", "block_bytes = kv.BLOCK_TOKENS * model.bytes_per_token // 2", None),
     ],
     "q1_pool_tests": [
-        ("the notebook's share", "pool_gb = (SHARE / 100 * gpu.memory_bytes - "
-         f"model.weights_bytes - kv.RESERVE_BYTES) / 1e9\n{_Q1_UNUSED}", "Re-read the sum above"),
-        ("the card in GiB", "pool_gb = (Q1_SHARE / 100 * 80 * 2**30 - model.weights_bytes - "
-         f"kv.RESERVE_BYTES) / 1e9\n{_Q1_UNUSED}", None),
-        ("in bytes", "pool_gb = Q1_SHARE / 100 * gpu.memory_bytes - model.weights_bytes - "
-         f"kv.RESERVE_BYTES\n{_Q1_UNUSED}", "looks like it is in bytes; the question asks for GB"),
+        (
+            "the notebook's share",
+            "pool_gb = (SHARE / 100 * gpu.memory_bytes - "
+            f"model.weights_bytes - kv.RESERVE_BYTES) / 1e9\n{_Q1_UNUSED}",
+            "Re-read the sum above",
+        ),
+        (
+            "the card in GiB",
+            "pool_gb = (Q1_SHARE / 100 * 80 * 2**30 - model.weights_bytes - "
+            f"kv.RESERVE_BYTES) / 1e9\n{_Q1_UNUSED}",
+            None,
+        ),
+        (
+            "in bytes",
+            "pool_gb = Q1_SHARE / 100 * gpu.memory_bytes - model.weights_bytes - "
+            f"kv.RESERVE_BYTES\n{_Q1_UNUSED}",
+            "looks like it is in bytes; the question asks for GB",
+        ),
         ("a string", f'pool_gb = "53.9 GB"\n{_Q1_UNUSED}', "should be a number of GB"),
-        ("static: the package's answer", "pool_gb = kv.memory_parts(Q1_SHARE, gpu, model)"
-         f".pool_bytes / 1e9\n{_Q1_UNUSED}", "worked out with memory_parts"),
-        ("static: an alias of the package's answer",
-         "from kvlesson.memory.floor import memory_parts as mp\n"
-         f"pool_gb = mp(Q1_SHARE, gpu, model).pool_bytes / 1e9\n{_Q1_UNUSED}",
-         "worked out with memory_parts"),
+        (
+            "static: the package's answer",
+            f"pool_gb = kv.memory_parts(Q1_SHARE, gpu, model).pool_bytes / 1e9\n{_Q1_UNUSED}",
+            "worked out with memory_parts",
+        ),
+        (
+            "static: an alias of the package's answer",
+            "from kvlesson.memory.floor import memory_parts as mp\n"
+            f"pool_gb = mp(Q1_SHARE, gpu, model).pool_bytes / 1e9\n{_Q1_UNUSED}",
+            "worked out with memory_parts",
+        ),
     ],
     "q1_unused_tests": [
-        ("the allowed part", f"{_Q1_POOL}\nunused_gb = Q1_SHARE / 100 * gpu.memory_bytes / 1e9",
-         "Re-read the sum above"),
-        ("the notebook's share", f"{_Q1_POOL}\nunused_gb = (gpu.memory_bytes - SHARE / 100 * "
-         "gpu.memory_bytes) / 1e9", None),
-        ("the reserve taken too", f"{_Q1_POOL}\nunused_gb = (gpu.memory_bytes - Q1_SHARE / 100 * "
-         "gpu.memory_bytes - kv.RESERVE_BYTES) / 1e9", None),
+        (
+            "the allowed part",
+            f"{_Q1_POOL}\nunused_gb = Q1_SHARE / 100 * gpu.memory_bytes / 1e9",
+            "Re-read the sum above",
+        ),
+        (
+            "the notebook's share",
+            f"{_Q1_POOL}\nunused_gb = (gpu.memory_bytes - SHARE / 100 * gpu.memory_bytes) / 1e9",
+            None,
+        ),
+        (
+            "the reserve taken too",
+            f"{_Q1_POOL}\nunused_gb = (gpu.memory_bytes - Q1_SHARE / 100 * "
+            "gpu.memory_bytes - kv.RESERVE_BYTES) / 1e9",
+            None,
+        ),
         ("a percent", f"{_Q1_POOL}\nunused_gb = 100 - Q1_SHARE", None),
     ],
     "ex1_1_tests": [
-        ("in GB", "def pool_bytes(share):\n    return (share / 100 * gpu.memory_bytes - "
-         "model.weights_bytes - kv.RESERVE_BYTES) / 1e9",
-         "looks like it is in GB; the question asks for bytes"),
-        ("never negative", "def pool_bytes(share):\n    return max(0, share / 100 * "
-         "gpu.memory_bytes - model.weights_bytes - kv.RESERVE_BYTES)", None),
-        ("a fraction", "def pool_bytes(share):\n    return share * gpu.memory_bytes - "
-         "model.weights_bytes - kv.RESERVE_BYTES", "percent"),
-        ("the package's answer", "def pool_bytes(share):\n    return kv.memory_parts(share, gpu,"
-         " model).pool_bytes", "calls"),
-        ("an alias of the package's answer",
-         "from kvlesson.memory.floor import memory_parts as mp\ndef pool_bytes(share):\n"
-         "    return mp(share, gpu, model).pool_bytes", "calls"),
-        ("no return", "def pool_bytes(share):\n    share / 100 * gpu.memory_bytes",
-         "returned None"),
+        (
+            "in GB",
+            "def pool_bytes(share):\n    return (share / 100 * gpu.memory_bytes - "
+            "model.weights_bytes - kv.RESERVE_BYTES) / 1e9",
+            "looks like it is in GB; the question asks for bytes",
+        ),
+        (
+            "never negative",
+            "def pool_bytes(share):\n    return max(0, share / 100 * "
+            "gpu.memory_bytes - model.weights_bytes - kv.RESERVE_BYTES)",
+            None,
+        ),
+        (
+            "a fraction",
+            "def pool_bytes(share):\n    return share * gpu.memory_bytes - "
+            "model.weights_bytes - kv.RESERVE_BYTES",
+            "percent",
+        ),
+        (
+            "the package's answer",
+            "def pool_bytes(share):\n    return kv.memory_parts(share, gpu, model).pool_bytes",
+            "calls",
+        ),
+        (
+            "an alias of the package's answer",
+            "from kvlesson.memory.floor import memory_parts as mp\ndef pool_bytes(share):\n"
+            "    return mp(share, gpu, model).pool_bytes",
+            "calls",
+        ),
+        (
+            "no return",
+            "def pool_bytes(share):\n    share / 100 * gpu.memory_bytes",
+            "returned None",
+        ),
     ],
     "ex1_2_tests": [
-        ("a float", "def blocks_in(pool):\n    return max(0, pool // (kv.BLOCK_TOKENS * "
-         "model.bytes_per_token))", "a float"),
-        ("negative pools", "def blocks_in(pool):\n    return int(pool // (kv.BLOCK_TOKENS * "
-         "model.bytes_per_token))", None),
-        ("tokens, not blocks", "def blocks_in(pool):\n    return max(0, int(pool // "
-         "model.bytes_per_token))", "looks like it is in tokens; the question asks for blocks"),
-        ("another model's cache", "def blocks_in(pool):\n    return max(0, int(pool // "
-         "(kv.BLOCK_TOKENS * kv.LLAMA_33_70B.bytes_per_token)))", "Re-read the exercise"),
+        (
+            "a float",
+            "def blocks_in(pool):\n    return max(0, pool // (kv.BLOCK_TOKENS * "
+            "model.bytes_per_token))",
+            "a float",
+        ),
+        (
+            "negative pools",
+            "def blocks_in(pool):\n    return int(pool // (kv.BLOCK_TOKENS * "
+            "model.bytes_per_token))",
+            None,
+        ),
+        (
+            "tokens, not blocks",
+            "def blocks_in(pool):\n    return max(0, int(pool // model.bytes_per_token))",
+            "looks like it is in tokens; the question asks for blocks",
+        ),
+        (
+            "another model's cache",
+            "def blocks_in(pool):\n    return max(0, int(pool // "
+            "(kv.BLOCK_TOKENS * kv.LLAMA_33_70B.bytes_per_token)))",
+            "Re-read the exercise",
+        ),
     ],
     "ex2_1_tests": [
-        ("rounds down", "def chat_blocks(tokens):\n    return tokens // kv.BLOCK_TOKENS",
-         "whole block"),
-        ("a float", "def chat_blocks(tokens):\n    return tokens / kv.BLOCK_TOKENS",
-         "whole number"),
-        ("at least one, else rounded down", "def chat_blocks(tokens):\n    return tokens // "
-         "kv.BLOCK_TOKENS or 1", "Re-read the exercise"),
+        (
+            "rounds down",
+            "def chat_blocks(tokens):\n    return tokens // kv.BLOCK_TOKENS",
+            "whole block",
+        ),
+        (
+            "a float",
+            "def chat_blocks(tokens):\n    return tokens / kv.BLOCK_TOKENS",
+            "whole number",
+        ),
+        (
+            "at least one, else rounded down",
+            "def chat_blocks(tokens):\n    return tokens // kv.BLOCK_TOKENS or 1",
+            "Re-read the exercise",
+        ),
         ("blocks of 8", "def chat_blocks(tokens):\n    return -(-tokens // 8)", None),
-        ("the package's answer", "def chat_blocks(tokens):\n    return kv.blocks_for(tokens)",
-         "calls"),
+        (
+            "the package's answer",
+            "def chat_blocks(tokens):\n    return kv.blocks_for(tokens)",
+            "calls",
+        ),
     ],
     "ex2_2_tests": [
-        ("strictly more", "def lowest_share_for(longest):\n    for share in range(1, 101):\n"
-         "        if kv.memory_parts(share, gpu, model).blocks > kv.blocks_for(longest):\n"
-         "            return share\n    return None", "boundary"),
-        ("the package's answer", "def lowest_share_for(longest):\n    try:\n        return "
-         "kv.lowest_share(longest, gpu, model)\n    except kv.ServerWontStart:\n"
-         "        return None", "calls"),
-        ("the first block", "def lowest_share_for(longest):\n    for share in range(1, 101):\n"
-         "        if kv.memory_parts(share, gpu, model).blocks > 0:\n            return share\n"
-         "    return None", None),
-        ("the highest share that fits", "def lowest_share_for(longest):\n    found = None\n"
-         "    for share in range(1, 101):\n        if kv.memory_parts(share, gpu, model).blocks >= "
-         "kv.blocks_for(longest):\n            found = share\n    return found", None),
+        (
+            "strictly more",
+            "def lowest_share_for(longest):\n    for share in range(1, 101):\n"
+            "        if kv.memory_parts(share, gpu, model).blocks > kv.blocks_for(longest):\n"
+            "            return share\n    return None",
+            "boundary",
+        ),
+        (
+            "the package's answer",
+            "def lowest_share_for(longest):\n    try:\n        return "
+            "kv.lowest_share(longest, gpu, model)\n    except kv.ServerWontStart:\n"
+            "        return None",
+            "calls",
+        ),
+        (
+            "the first block",
+            "def lowest_share_for(longest):\n    for share in range(1, 101):\n"
+            "        if kv.memory_parts(share, gpu, model).blocks > 0:\n            return share\n"
+            "    return None",
+            None,
+        ),
+        (
+            "the highest share that fits",
+            "def lowest_share_for(longest):\n    found = None\n"
+            "    for share in range(1, 101):\n        if kv.memory_parts(share, gpu, model).blocks >= "
+            "kv.blocks_for(longest):\n            found = share\n    return found",
+            None,
+        ),
     ],
     "q3_pool_tests": [
-        ("no reserve", "pool_q3 = Q3_SHARE / 100 * gpu.memory_bytes - model.weights_bytes\n"
-         "pool_gb_q3 = pool_q3 / 1e9\nblocks_q3 = 0\nstarts_q3 = False", "RESERVE_BYTES"),
-        ("the notebook's share", "pool_q3 = SHARE / 100 * gpu.memory_bytes - model.weights_bytes "
-         "- kv.RESERVE_BYTES\npool_gb_q3 = pool_q3 / 1e9\nblocks_q3 = 0\nstarts_q3 = False", None),
-        ("in bytes", f"{_Q3_POOL}\npool_gb_q3 = pool_q3\nblocks_q3 = 0\nstarts_q3 = False",
-         "looks like it is in bytes"),
+        (
+            "no reserve",
+            "pool_q3 = Q3_SHARE / 100 * gpu.memory_bytes - model.weights_bytes\n"
+            "pool_gb_q3 = pool_q3 / 1e9\nblocks_q3 = 0\nstarts_q3 = False",
+            "RESERVE_BYTES",
+        ),
+        (
+            "the notebook's share",
+            "pool_q3 = SHARE / 100 * gpu.memory_bytes - model.weights_bytes "
+            "- kv.RESERVE_BYTES\npool_gb_q3 = pool_q3 / 1e9\nblocks_q3 = 0\nstarts_q3 = False",
+            None,
+        ),
+        (
+            "in bytes",
+            f"{_Q3_POOL}\npool_gb_q3 = pool_q3\nblocks_q3 = 0\nstarts_q3 = False",
+            "looks like it is in bytes",
+        ),
     ],
     "q3_blocks_tests": [
-        ("a float", f"{_Q3_POOL}\npool_gb_q3 = pool_q3 / 1e9\nblocks_q3 = pool_q3 // "
-         "(kv.BLOCK_TOKENS * model.bytes_per_token)\nstarts_q3 = False", "a float"),
-        ("tokens", f"{_Q3_POOL}\npool_gb_q3 = pool_q3 / 1e9\nblocks_q3 = int(pool_q3 // "
-         "model.bytes_per_token)\nstarts_q3 = False", "looks like it is in tokens"),
-        ("the ceiling's blocks", f"{_Q3_POOL}\npool_gb_q3 = pool_q3 / 1e9\n"
-         "blocks_q3 = kv.blocks_for(Q3_LONGEST)\nstarts_q3 = False", None),
+        (
+            "a float",
+            f"{_Q3_POOL}\npool_gb_q3 = pool_q3 / 1e9\nblocks_q3 = pool_q3 // "
+            "(kv.BLOCK_TOKENS * model.bytes_per_token)\nstarts_q3 = False",
+            "a float",
+        ),
+        (
+            "tokens",
+            f"{_Q3_POOL}\npool_gb_q3 = pool_q3 / 1e9\nblocks_q3 = int(pool_q3 // "
+            "model.bytes_per_token)\nstarts_q3 = False",
+            "looks like it is in tokens",
+        ),
+        (
+            "the ceiling's blocks",
+            f"{_Q3_POOL}\npool_gb_q3 = pool_q3 / 1e9\n"
+            "blocks_q3 = kv.blocks_for(Q3_LONGEST)\nstarts_q3 = False",
+            None,
+        ),
     ],
     "q3_starts_tests": [
         ("the verdict flipped", f"{_Q3}starts_q3 = True", "is not right yet, though blocks_q3"),
         ("any block at all", f"{_Q3}starts_q3 = blocks_q3 > 0", "though blocks_q3 is right"),
-        ("the blocks not worked out", f"{_Q3_POOL}\npool_gb_q3 = pool_q3 / 1e9\nblocks_q3 = 0\n"
-         "starts_q3 = False", "blocks_q3"),
+        (
+            "the blocks not worked out",
+            f"{_Q3_POOL}\npool_gb_q3 = pool_q3 / 1e9\nblocks_q3 = 0\nstarts_q3 = False",
+            "blocks_q3",
+        ),
     ],
     "ex3_1_tests": [
         ("the package's answer", "def knee_of(sweep):\n    return kv.stops_paying(sweep)", "calls"),
-        ("the notebook's sweep", "def knee_of(table):\n    return knee_of_rows(sweep)\n"
-         "def knee_of_rows(table):\n"
-         "    caps, rates = list(table['cap']), list(table['tokens_per_s'])\n"
-         "    for cap, rate, nxt in zip(caps, rates, rates[1:]):\n"
-         "        if nxt / rate - 1 < 0.1:\n            return int(cap)\n    return None", None),
-        ("the sweep's gain column", "def knee_of(sweep):\n    for cap, gain in zip(sweep['cap'], "
-         "sweep['gain'][1:]):\n        if gain < 0.1:\n            return int(cap)\n"
-         "    return None", "raised KeyError"),
-        ("10 tokens/s, not 10%", "def knee_of(sweep):\n    caps, rates = list(sweep['cap']), "
-         "list(sweep['tokens_per_s'])\n    for cap, rate, nxt in zip(caps, rates, rates[1:]):\n"
-         "        if nxt - rate < 10:\n            return int(cap)\n    return None", None),
+        (
+            "the notebook's sweep",
+            "def knee_of(table):\n    return knee_of_rows(sweep)\n"
+            "def knee_of_rows(table):\n"
+            "    caps, rates = list(table['cap']), list(table['tokens_per_s'])\n"
+            "    for cap, rate, nxt in zip(caps, rates, rates[1:]):\n"
+            "        if nxt / rate - 1 < 0.1:\n            return int(cap)\n    return None",
+            None,
+        ),
+        (
+            "the sweep's gain column",
+            "def knee_of(sweep):\n    for cap, gain in zip(sweep['cap'], "
+            "sweep['gain'][1:]):\n        if gain < 0.1:\n            return int(cap)\n"
+            "    return None",
+            "raised KeyError",
+        ),
+        (
+            "10 tokens/s, not 10%",
+            "def knee_of(sweep):\n    caps, rates = list(sweep['cap']), "
+            "list(sweep['tokens_per_s'])\n    for cap, rate, nxt in zip(caps, rates, rates[1:]):\n"
+            "        if nxt - rate < 10:\n            return int(cap)\n    return None",
+            None,
+        ),
     ],
     "ex3_2_tests": [
-        ("the notebook's chats", "def prefill_floor_s(some_chats):\n    return sum(c.prompt for c"
-         " in chats) * 2 * model.params / gpu.peak_flops", None),
-        ("the package's answer", "def prefill_floor_s(chats):\n    return kv.prefill_floor(chats,"
-         " gpu, model).seconds", "calls"),
-        ("in ms", "def prefill_floor_s(chats):\n    return 1000 * sum(c.prompt for c in chats) * 2 "
-         "* model.params / gpu.peak_flops",
-         "looks like it is in ms; the question asks for seconds"),
-        ("chats, not tokens", "def prefill_floor_s(chats):\n    return len(chats) * 2 * "
-         "model.params / gpu.peak_flops", "Re-read the exercise"),
+        (
+            "the notebook's chats",
+            "def prefill_floor_s(some_chats):\n    return sum(c.prompt for c"
+            " in chats) * 2 * model.params / gpu.peak_flops",
+            None,
+        ),
+        (
+            "the package's answer",
+            "def prefill_floor_s(chats):\n    return kv.prefill_floor(chats, gpu, model).seconds",
+            "calls",
+        ),
+        (
+            "in ms",
+            "def prefill_floor_s(chats):\n    return 1000 * sum(c.prompt for c in chats) * 2 "
+            "* model.params / gpu.peak_flops",
+            "looks like it is in ms; the question asks for seconds",
+        ),
+        (
+            "chats, not tokens",
+            "def prefill_floor_s(chats):\n    return len(chats) * 2 * "
+            "model.params / gpu.peak_flops",
+            "Re-read the exercise",
+        ),
     ],
     "q4_numbers_tests": [
-        ("the notebook's share", "top = sweep.iloc[-1]\nrunning_top = float(top['avg_running'])\n"
-         "pauses_top = int(top['pauses'])", None),
-        ("a float", "running_top = float(q4_sweep.iloc[-1]['avg_running'])\n"
-         "pauses_top = float(q4_sweep.iloc[-1]['pauses'])", "is the right number, but a float"),
-        ("the first row", "top = q4_sweep.iloc[0]\nrunning_top = float(top['avg_running'])\n"
-         "pauses_top = int(top['pauses'])", None),
-        ("the sweep's mean", "running_top = float(q4_sweep['avg_running'].mean())\n"
-         "pauses_top = int(q4_sweep['pauses'].mean())", None),
+        (
+            "the notebook's share",
+            "top = sweep.iloc[-1]\nrunning_top = float(top['avg_running'])\n"
+            "pauses_top = int(top['pauses'])",
+            None,
+        ),
+        (
+            "a float",
+            "running_top = float(q4_sweep.iloc[-1]['avg_running'])\n"
+            "pauses_top = float(q4_sweep.iloc[-1]['pauses'])",
+            "is the right number, but a float",
+        ),
+        (
+            "the first row",
+            "top = q4_sweep.iloc[0]\nrunning_top = float(top['avg_running'])\n"
+            "pauses_top = int(top['pauses'])",
+            None,
+        ),
+        (
+            "the sweep's mean",
+            "running_top = float(q4_sweep['avg_running'].mean())\n"
+            "pauses_top = int(q4_sweep['pauses'].mean())",
+            None,
+        ),
     ],
     "ex4_1_tests": [
-        ("the hand case", "first_pause_step, paused_chat = 3, 1\nsteps_tight, steps_roomy = 18, 10",
-         None),
-        ("pauses for steps", f"{_TRACE}first_pause_step = next(s.step for s in tight if s.paused)\n"
-         "paused_chat = next(s.paused[0] for s in tight if s.paused)\n"
-         "steps_tight = sum(1 for s in tight if s.paused)\nsteps_roomy = len(wide)", None),
-        ("the roomy run for both", f"{_TRACE}first_pause_step = next(s.step for s in tight if "
-         "s.paused)\npaused_chat = next(s.paused[0] for s in tight if s.paused)\n"
-         "steps_tight = len(wide)\nsteps_roomy = len(wide)", "Re-read the steps"),
-        ("the last pause", f"{_TRACE}first_pause_step = [s.step for s in tight if s.paused][-1]\n"
-         "paused_chat = next(s.paused[0] for s in tight if s.paused)\n"
-         "steps_tight = len(tight)\nsteps_roomy = len(wide)", None),
+        (
+            "the hand case",
+            "first_pause_step, paused_chat = 3, 1\nsteps_tight, steps_roomy = 18, 10",
+            None,
+        ),
+        (
+            "pauses for steps",
+            f"{_TRACE}first_pause_step = next(s.step for s in tight if s.paused)\n"
+            "paused_chat = next(s.paused[0] for s in tight if s.paused)\n"
+            "steps_tight = sum(1 for s in tight if s.paused)\nsteps_roomy = len(wide)",
+            None,
+        ),
+        (
+            "the roomy run for both",
+            f"{_TRACE}first_pause_step = next(s.step for s in tight if "
+            "s.paused)\npaused_chat = next(s.paused[0] for s in tight if s.paused)\n"
+            "steps_tight = len(wide)\nsteps_roomy = len(wide)",
+            "Re-read the steps",
+        ),
+        (
+            "the last pause",
+            f"{_TRACE}first_pause_step = [s.step for s in tight if s.paused][-1]\n"
+            "paused_chat = next(s.paused[0] for s in tight if s.paused)\n"
+            "steps_tight = len(tight)\nsteps_roomy = len(wide)",
+            None,
+        ),
     ],
     "ex5_1_tests": [
-        ("every number in 2 bytes", "def bytes_per_token_of(config):\n    heads = "
-         "config['num_attention_heads']\n    kv_heads = config.get('num_key_value_heads', heads)\n"
-         "    head = config.get('head_dim') or config['hidden_size'] // heads\n"
-         "    return 2 * config['num_hidden_layers'] * kv_heads * head * 2", None),
-        ("a float head", "def bytes_per_token_of(config):\n"
-         "    heads = config['num_attention_heads']\n"
-         "    kv_heads = config.get('num_key_value_heads', heads)\n"
-         "    head = config.get('head_dim') or config['hidden_size'] / heads\n"
-         "    size = {'bfloat16': 2, 'float16': 2, 'float32': 4}[config.get('torch_dtype', "
-         "'bfloat16')]\n    return 2 * config['num_hidden_layers'] * kv_heads * head * size",
-         "a float"),
-        ("KV heads always given", "def bytes_per_token_of(config):\n    head = config.get("
-         "'head_dim') or config['hidden_size'] // config['num_attention_heads']\n    size = {"
-         "'bfloat16': 2, 'float16': 2, 'float32': 4}[config.get('torch_dtype', 'bfloat16')]\n"
-         "    return 2 * config['num_hidden_layers'] * config['num_key_value_heads'] * head * size",
-         "raised KeyError"),
-        ("the package's answer", "def bytes_per_token_of(config):\n    return "
-         "kv.Model.from_hf_config(config).bytes_per_token", "calls"),
+        (
+            "every number in 2 bytes",
+            "def bytes_per_token_of(config):\n    heads = "
+            "config['num_attention_heads']\n    kv_heads = config.get('num_key_value_heads', heads)\n"
+            "    head = config.get('head_dim') or config['hidden_size'] // heads\n"
+            "    return 2 * config['num_hidden_layers'] * kv_heads * head * 2",
+            None,
+        ),
+        (
+            "a float head",
+            "def bytes_per_token_of(config):\n"
+            "    heads = config['num_attention_heads']\n"
+            "    kv_heads = config.get('num_key_value_heads', heads)\n"
+            "    head = config.get('head_dim') or config['hidden_size'] / heads\n"
+            "    size = {'bfloat16': 2, 'float16': 2, 'float32': 4}[config.get('torch_dtype', "
+            "'bfloat16')]\n    return 2 * config['num_hidden_layers'] * kv_heads * head * size",
+            "a float",
+        ),
+        (
+            "KV heads always given",
+            "def bytes_per_token_of(config):\n    head = config.get("
+            "'head_dim') or config['hidden_size'] // config['num_attention_heads']\n    size = {"
+            "'bfloat16': 2, 'float16': 2, 'float32': 4}[config.get('torch_dtype', 'bfloat16')]\n"
+            "    return 2 * config['num_hidden_layers'] * config['num_key_value_heads'] * head * size",
+            "raised KeyError",
+        ),
+        (
+            "the package's answer",
+            "def bytes_per_token_of(config):\n    return "
+            "kv.Model.from_hf_config(config).bytes_per_token",
+            "calls",
+        ),
     ],
     "ex5_2_tests": [
-        ("the package's answer", "def concurrency_at_length(log_text, longest):\n"
-         "    return kv.read_vllm_log(log_text).concurrency_at(longest)", "calls"),
-        ("blocks, not tokens", "def concurrency_at_length(log_text, longest):\n"
-         "    return kv.read_vllm_log(log_text).kv_tokens // 16 / longest", None),
-        ("whole requests", "def concurrency_at_length(log_text, longest):\n"
-         "    return kv.read_vllm_log(log_text).kv_tokens // longest", None),
-        ("the GiB line", "def concurrency_at_length(log_text, longest):\n"
-         "    return kv.read_vllm_log(log_text).kv_cache_gib * 2**30 / longest",
-         "raised TypeError"),
+        (
+            "the package's answer",
+            "def concurrency_at_length(log_text, longest):\n"
+            "    return kv.read_vllm_log(log_text).concurrency_at(longest)",
+            "calls",
+        ),
+        (
+            "blocks, not tokens",
+            "def concurrency_at_length(log_text, longest):\n"
+            "    return kv.read_vllm_log(log_text).kv_tokens // 16 / longest",
+            None,
+        ),
+        (
+            "whole requests",
+            "def concurrency_at_length(log_text, longest):\n"
+            "    return kv.read_vllm_log(log_text).kv_tokens // longest",
+            None,
+        ),
+        (
+            "the GiB line",
+            "def concurrency_at_length(log_text, longest):\n"
+            "    return kv.read_vllm_log(log_text).kv_cache_gib * 2**30 / longest",
+            "raised TypeError",
+        ),
     ],
     "ex5_3_tests": [
-        ("the heads rule only", "def starts_on_h100(model, tp, share, longest=131_072):\n"
-         "    if model.heads % tp:\n        return False\n    per_token = 2 * model.layers * "
-         "max(1, model.kv_heads // tp) * model.head_size * model.bytes_per_number\n"
-         f"{_POOL}{_BLOCKS}    return blocks - 1 >= -(-longest // 16)", "yes-or-no answers"),
-        ("the data sheet's 80 GB", f"{_H100}    pool = share / 100 * 80e9 - "
-         f"model.weights_bytes / tp - 3e9\n{_BLOCKS}    return blocks - 1 >= -(-longest // 16)",
-         None),
+        (
+            "the heads rule only",
+            "def starts_on_h100(model, tp, share, longest=131_072):\n"
+            "    if model.heads % tp:\n        return False\n    per_token = 2 * model.layers * "
+            "max(1, model.kv_heads // tp) * model.head_size * model.bytes_per_number\n"
+            f"{_POOL}{_BLOCKS}    return blocks - 1 >= -(-longest // 16)",
+            "yes-or-no answers",
+        ),
+        (
+            "the data sheet's 80 GB",
+            f"{_H100}    pool = share / 100 * 80e9 - "
+            f"model.weights_bytes / tp - 3e9\n{_BLOCKS}    return blocks - 1 >= -(-longest // 16)",
+            None,
+        ),
         ("no null block", f"{_H100}{_POOL}{_BLOCKS}    return blocks >= -(-longest // 16)", None),
-        ("> for >= in tokens", f"{_H100}{_POOL}{_BLOCKS}    return (blocks - 1) * 16 > longest",
-         None),
-        ("the max(1, ...) dropped", "def starts_on_h100(model, tp, share, longest=131_072):\n"
-         "    per_token = 2 * model.layers * (model.kv_heads // tp) * model.head_size * "
-         "model.bytes_per_number\n    if model.heads % tp or (model.kv_heads % tp and tp % "
-         f"model.kv_heads):\n        return False\n{_POOL}{_BLOCKS}"
-         "    return blocks - 1 >= -(-longest // 16)", "raised ZeroDivisionError"),
+        (
+            "> for >= in tokens",
+            f"{_H100}{_POOL}{_BLOCKS}    return (blocks - 1) * 16 > longest",
+            None,
+        ),
+        (
+            "the max(1, ...) dropped",
+            "def starts_on_h100(model, tp, share, longest=131_072):\n"
+            "    per_token = 2 * model.layers * (model.kv_heads // tp) * model.head_size * "
+            "model.bytes_per_number\n    if model.heads % tp or (model.kv_heads % tp and tp % "
+            f"model.kv_heads):\n        return False\n{_POOL}{_BLOCKS}"
+            "    return blocks - 1 >= -(-longest // 16)",
+            "raised ZeroDivisionError",
+        ),
     ],
     "ex5_4_tests": [
-        ("blocks, not tokens", "def fp8_pool_tokens(pool_bytes, model):\n    per_token = 2 * "
-         "model.layers * model.kv_heads * model.head_size\n    return max(0, int(pool_bytes // "
-         "(16 * per_token)))", "looks like it is in blocks; the question asks for tokens"),
-        ("tokens, not whole blocks", "def fp8_pool_tokens(pool_bytes, model):\n    per_token = 2 * "
-         "model.layers * model.kv_heads * model.head_size\n    return max(0, int(pool_bytes // "
-         "per_token))", "Re-read the exercise"),
-        ("a pool below zero", "def fp8_pool_tokens(pool_bytes, model):\n    per_token = 2 * "
-         "model.layers * model.kv_heads * model.head_size\n    return int(pool_bytes // "
-         "(16 * per_token)) * 16", None),
-        ("half the package's figure", "def fp8_pool_tokens(pool_bytes, model):\n    return max(0, "
-         "int(pool_bytes // (16 * model.bytes_per_token // 2))) * 16", "calls"),
+        (
+            "blocks, not tokens",
+            "def fp8_pool_tokens(pool_bytes, model):\n    per_token = 2 * "
+            "model.layers * model.kv_heads * model.head_size\n    return max(0, int(pool_bytes // "
+            "(16 * per_token)))",
+            "looks like it is in blocks; the question asks for tokens",
+        ),
+        (
+            "tokens, not whole blocks",
+            "def fp8_pool_tokens(pool_bytes, model):\n    per_token = 2 * "
+            "model.layers * model.kv_heads * model.head_size\n    return max(0, int(pool_bytes // "
+            "per_token))",
+            "Re-read the exercise",
+        ),
+        (
+            "a pool below zero",
+            "def fp8_pool_tokens(pool_bytes, model):\n    per_token = 2 * "
+            "model.layers * model.kv_heads * model.head_size\n    return int(pool_bytes // "
+            "(16 * per_token)) * 16",
+            None,
+        ),
+        (
+            "half the package's figure",
+            "def fp8_pool_tokens(pool_bytes, model):\n    return max(0, "
+            "int(pool_bytes // (16 * model.bytes_per_token // 2))) * 16",
+            "calls",
+        ),
     ],
     "ex5_5_tests": [
-        ("no padding", "def slot_context(ctx_size, parallel):\n    return -(-ctx_size // parallel)",
-         None),
-        ("rounded", "def slot_context(ctx_size, parallel):\n    return round(ctx_size / parallel)",
-         None),
-        ("padded once, at the end", "def slot_context(ctx_size, parallel):\n"
-         "    return -(-(ctx_size // parallel) // 256) * 256", None),
-        ("the package's answer", "from kvlesson.memory.other_servers import "
-         "llama_cpp_slot_context\ndef slot_context(ctx_size, parallel):\n"
-         "    return llama_cpp_slot_context(ctx_size, parallel)", "calls"),
+        (
+            "no padding",
+            "def slot_context(ctx_size, parallel):\n    return -(-ctx_size // parallel)",
+            None,
+        ),
+        (
+            "rounded",
+            "def slot_context(ctx_size, parallel):\n    return round(ctx_size / parallel)",
+            None,
+        ),
+        (
+            "padded once, at the end",
+            "def slot_context(ctx_size, parallel):\n"
+            "    return -(-(ctx_size // parallel) // 256) * 256",
+            None,
+        ),
+        (
+            "the package's answer",
+            "from kvlesson.memory.other_servers import "
+            "llama_cpp_slot_context\ndef slot_context(ctx_size, parallel):\n"
+            "    return llama_cpp_slot_context(ctx_size, parallel)",
+            "calls",
+        ),
     ],
     "ex5_6_tests": [
-        ("the default share", "def share_per_server(servers, total=0.9):\n    return 0.9 / servers",
-         None),
-        ("a percent", "def share_per_server(servers, total=0.9):\n    return 100 * total / servers",
-         "looks like it is in percent; the question asks for share"),
-        ("two decimals", "def share_per_server(servers, total=0.9):\n"
-         "    return round(total / servers, 2)", None),
-        ("the package's answer", "from kvlesson.memory.other_servers import share_each\n"
-         "def share_per_server(servers, total=0.9):\n    return share_each(servers, total)",
-         "calls"),
+        (
+            "the default share",
+            "def share_per_server(servers, total=0.9):\n    return 0.9 / servers",
+            None,
+        ),
+        (
+            "a percent",
+            "def share_per_server(servers, total=0.9):\n    return 100 * total / servers",
+            "looks like it is in percent; the question asks for share",
+        ),
+        (
+            "two decimals",
+            "def share_per_server(servers, total=0.9):\n    return round(total / servers, 2)",
+            None,
+        ),
+        (
+            "the package's answer",
+            "from kvlesson.memory.other_servers import share_each\n"
+            "def share_per_server(servers, total=0.9):\n    return share_each(servers, total)",
+            "calls",
+        ),
     ],
     "ex6_1_tests": [
-        ("the rounding the text warns of", "import math\ndef nearest_rank(values, p):\n"
-         "    return sorted(values)[math.ceil(p / 100 * len(values)) - 1]", "not 8"),
-        ("the largest first", "import math\ndef nearest_rank(values, p):\n"
-         "    return sorted(values, reverse=True)[math.ceil(p * len(values) / 100) - 1]", None),
-        ("the rank as an index", "import math\ndef nearest_rank(values, p):\n    ordered = "
-         "sorted(values)\n    return ordered[min(len(ordered) - 1, math.ceil(p * len(ordered) / "
-         "100))]", None),
-        ("the middle value", "def nearest_rank(values, p):\n    return sorted(values)[len(values) "
-         "// 2]", None),
+        (
+            "the rounding the text warns of",
+            "import math\ndef nearest_rank(values, p):\n"
+            "    return sorted(values)[math.ceil(p / 100 * len(values)) - 1]",
+            "not 8",
+        ),
+        (
+            "the largest first",
+            "import math\ndef nearest_rank(values, p):\n"
+            "    return sorted(values, reverse=True)[math.ceil(p * len(values) / 100) - 1]",
+            None,
+        ),
+        (
+            "the rank as an index",
+            "import math\ndef nearest_rank(values, p):\n    ordered = "
+            "sorted(values)\n    return ordered[min(len(ordered) - 1, math.ceil(p * len(ordered) / "
+            "100))]",
+            None,
+        ),
+        (
+            "the middle value",
+            "def nearest_rank(values, p):\n    return sorted(values)[len(values) // 2]",
+            None,
+        ),
     ],
     "ex6_2_tests": [
-        ("writing as a percent", "def steps_to_read(prompt, budget, writing):\n    return -(-prompt"
-         " // int(budget * (1 - writing / 100)))", None),
-        ("rounded down, one added", "def steps_to_read(prompt, budget, writing):\n"
-         "    return prompt // (budget - writing) + 1", None),
-        ("one more token kept back", "def steps_to_read(prompt, budget, writing):\n    return "
-         "-(-prompt // (budget - writing - 1))", None),
+        (
+            "writing as a percent",
+            "def steps_to_read(prompt, budget, writing):\n    return -(-prompt"
+            " // int(budget * (1 - writing / 100)))",
+            None,
+        ),
+        (
+            "rounded down, one added",
+            "def steps_to_read(prompt, budget, writing):\n"
+            "    return prompt // (budget - writing) + 1",
+            None,
+        ),
+        (
+            "one more token kept back",
+            "def steps_to_read(prompt, budget, writing):\n    return "
+            "-(-prompt // (budget - writing - 1))",
+            None,
+        ),
     ],
     "ex6_3_assistant_tests": [
-        ("a ceiling below the documents", _choices(
-            "assistant", "dict(share=90, longest=8_000, cap=4, budget=1_024, admission=None)"),
-         "does not meet the assistant's targets"),
-        ("chunked prefill off", _choices(
-            "assistant", "dict(share=85, longest=32_000, cap=64, budget=None, admission=16)"),
-         None),
+        (
+            "a ceiling below the documents",
+            _choices(
+                "assistant", "dict(share=90, longest=8_000, cap=4, budget=1_024, admission=None)"
+            ),
+            "does not meet the assistant's targets",
+        ),
+        (
+            "chunked prefill off",
+            _choices(
+                "assistant", "dict(share=85, longest=32_000, cap=64, budget=None, admission=16)"
+            ),
+            None,
+        ),
         ("the office's choice", _choices("assistant", _CHOICES["office"]), None),
     ],
     "ex6_3_office_tests": [
-        ("a small cap", _choices(
-            "office", "dict(share=95, longest=16_000, cap=4, budget=1_024, admission=None)"),
-         "does not meet the office's targets"),
-        ("a ceiling below the threads", _choices(
-            "office", "dict(share=95, longest=8_000, cap=64, budget=1_024, admission=None)"), None),
+        (
+            "a small cap",
+            _choices(
+                "office", "dict(share=95, longest=16_000, cap=4, budget=1_024, admission=None)"
+            ),
+            "does not meet the office's targets",
+        ),
+        (
+            "a ceiling below the threads",
+            _choices(
+                "office", "dict(share=95, longest=8_000, cap=64, budget=1_024, admission=None)"
+            ),
+            None,
+        ),
         ("the app's choice", _choices("office", _CHOICES["app"]), None),
     ],
     "ex6_3_app_tests": [
-        ("a small cap", _choices(
-            "app", "dict(share=90, longest=8_000, cap=4, budget=1_024, admission=None)"),
-         "does not meet the app's targets"),
-        ("the admission cap", _choices(
-            "app", "dict(share=85, longest=8_000, cap=64, budget=None, admission=16)"), None),
+        (
+            "a small cap",
+            _choices("app", "dict(share=90, longest=8_000, cap=4, budget=1_024, admission=None)"),
+            "does not meet the app's targets",
+        ),
+        (
+            "the admission cap",
+            _choices("app", "dict(share=85, longest=8_000, cap=64, budget=None, admission=16)"),
+            None,
+        ),
         ("the assistant's choice", _choices("app", _CHOICES["assistant"]), None),
     ],
     "q7_tests": [
-        ("a verdict flipped", f"{_Q7}q7_freeze = True\nq7_pauses = True\nq7_memory = True",
-         "1 of the 3 yes-or-no answers here is not right yet"),
-        ("the worst gap in seconds", _Q7.replace(".itl.worst * 1000", ".itl.worst")
-         + "q7_freeze = True\nq7_pauses = False\nq7_memory = True",
-         "looks like it is in seconds; the question asks for ms"),
-        ("the rig as it was", _Q7.replace("'budget': Q7_RIG_BUDGET", "'budget': 2_048")
-         + "q7_freeze = True\nq7_pauses = False\nq7_memory = True", "Re-read the question"),
-        ("every fix helps", f"{_Q7}q7_freeze = True\nq7_pauses = True\nq7_memory = False",
-         "2 of the 3"),
+        (
+            "a verdict flipped",
+            f"{_Q7}q7_freeze = True\nq7_pauses = True\nq7_memory = True",
+            "1 of the 3 yes-or-no answers here is not right yet",
+        ),
+        (
+            "the worst gap in seconds",
+            _Q7.replace(".itl.worst * 1000", ".itl.worst")
+            + "q7_freeze = True\nq7_pauses = False\nq7_memory = True",
+            "looks like it is in seconds; the question asks for ms",
+        ),
+        (
+            "the rig as it was",
+            _Q7.replace("'budget': Q7_RIG_BUDGET", "'budget': 2_048")
+            + "q7_freeze = True\nq7_pauses = False\nq7_memory = True",
+            "Re-read the question",
+        ),
+        (
+            "every fix helps",
+            f"{_Q7}q7_freeze = True\nq7_pauses = True\nq7_memory = False",
+            "2 of the 3",
+        ),
     ],
 }
 # Not an answer but a changed setting: the self-check must say it holds for the release's.
@@ -421,14 +780,21 @@ def runs(request) -> dict[str, dict[str, Exercise]]:
             wanted.setdefault(params["name"], set()).update(exercises_of(params["name"]))
 
     async def every() -> list[dict[str, Exercise]]:
-        return await asyncio.gather(*(run_variants(name, chosen, HAND, SETTING_CHANGES)
-                                      for name, chosen in wanted.items()))
+        return await asyncio.gather(
+            *(run_variants(name, chosen, HAND, SETTING_CHANGES) for name, chosen in wanted.items())
+        )
 
     found = dict(zip(wanted, asyncio.run(every())))
     REPORT.parent.mkdir(exist_ok=True)
-    REPORT.write_text(json.dumps({name: {g: [o.__dict__ for o in e.outcomes]
-                                         for g, e in exercises.items()}
-                                  for name, exercises in found.items()}, indent=1))
+    REPORT.write_text(
+        json.dumps(
+            {
+                name: {g: [o.__dict__ for o in e.outcomes] for g, e in exercises.items()}
+                for name, exercises in found.items()
+            },
+            indent=1,
+        )
+    )
     return found
 
 
@@ -437,8 +803,11 @@ def lies_and_blind(results: list) -> tuple[int, int, int]:
     rejects) and blind ones (the grade passes a variant that differs from the solution on
     an input in the exercise's domain)."""
     wrong = [o for o in results if o.variant != "solution"]
-    return (len(wrong), sum(not o.grade_right and o.check_passed for o in wrong),
-            sum(o.grade_right and o.wrong_somewhere for o in wrong))
+    return (
+        len(wrong),
+        sum(not o.grade_right and o.check_passed for o in wrong),
+        sum(o.grade_right and o.wrong_somewhere for o in wrong),
+    )
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=[g for _, g in EXERCISES])
@@ -449,14 +818,17 @@ def test_the_self_checks_reject_what_the_grade_rejects(exercise, runs):
     for o in results:
         if o.variant == "solution":
             if not (o.check_passed and o.grade_right):
-                problems.append(f"the solution: check {o.check_error or 'passed'}, grade "
-                                f"{'right' if o.grade_right else 'wrong'} {o.flags}")
+                problems.append(
+                    f"the solution: check {o.check_error or 'passed'}, grade "
+                    f"{'right' if o.grade_right else 'wrong'} {o.flags}"
+                )
             continue
         if not o.grade_right and o.check_passed:
             problems.append(f"the self-check passes a wrong answer ({o.variant})")
         if o.grade_right and not o.check_passed:
-            problems.append(f"the self-check fails an answer the grade accepts ({o.variant}): "
-                            f"{o.check_error}")
+            problems.append(
+                f"the self-check fails an answer the grade accepts ({o.variant}): {o.check_error}"
+            )
         if not o.check_passed and not re.match(r"\w+: Not yet:", o.check_error):
             problems.append(f"a failure without 'Not yet:' ({o.variant}): {o.check_error}")
         if o.expect and o.expect not in o.check_error:
@@ -464,11 +836,14 @@ def test_the_self_checks_reject_what_the_grade_rejects(exercise, runs):
         if o.variant.startswith("static") and o.grade_right:
             problems.append(f"the grade accepts a forbidden answer ({o.variant})")
         if o.grade_right and o.wrong_somewhere:
-            problems.append(f"the grade accepts an answer that is wrong in the exercise's "
-                            f"domain ({o.variant})")
+            problems.append(
+                f"the grade accepts an answer that is wrong in the exercise's domain ({o.variant})"
+            )
     total, lies, blind = lies_and_blind(results)
-    print(f"\n{grade_id}: {total} wrong variants ({len(HAND.get(grade_id, []))} by hand), "
-          f"{lies} lies, {blind} blind")
+    print(
+        f"\n{grade_id}: {total} wrong variants ({len(HAND.get(grade_id, []))} by hand), "
+        f"{lies} lies, {blind} blind"
+    )
     for o in results:
         if o.grade_right and o.variant != "solution":
             print(f"  equivalent: {o.variant.splitlines()[0][:100]}")
@@ -507,8 +882,12 @@ def test_each_exercise_has_wrong_answers_of_a_students_own(exercise, runs):
 @pytest.mark.parametrize("name", [n for n in NAMES if command.has_exercises(n)])
 def test_every_notebook_names_some_mistake(name, runs):
     """Some wrong answer of the notebook gets a hint for its mistake."""
-    hinted = [o for e in runs[name].values() for o in e.outcomes
-              if o.check_error and "is not right:" in o.check_error]
+    hinted = [
+        o
+        for e in runs[name].values()
+        for o in e.outcomes
+        if o.check_error and "is not right:" in o.check_error
+    ]
     assert hinted, f"{name}: no wrong answer got a hint for its mistake"
 
 
@@ -524,7 +903,11 @@ def test_the_release_holds_no_expected_value():
             for probe in exercise["probes"]:
                 shown = probe["normal"].split(":", 1)[-1]
                 digits = shown.replace(".", "").replace("-", "").strip("0")
-                if probe["kind"] != "yes_no" and digits.isdigit() and len(digits) >= 3 \
-                        and re.search(rf"(?<![\d.]){re.escape(shown)}(?![\d])", text):
+                if (
+                    probe["kind"] != "yes_no"
+                    and digits.isdigit()
+                    and len(digits) >= 3
+                    and re.search(rf"(?<![\d.]){re.escape(shown)}(?![\d])", text)
+                ):
                     leaks.append(f"{name} {grade_id} {probe['label']}: {shown}")
     assert not leaks, leaks

@@ -29,12 +29,16 @@ KINDS = {"count": "int", "count_or_none": "int", "number": "num"}  # a kind's no
 # Answers in view of their question that stay on purpose, each with the reason it cannot be
 # copied: exact, so a leak that appears must be fixed or named here.
 NONE_IN_A_NEGATIVE_POOL = "a pool below zero (or under a block) holds none: the text says 0"
-SMALL_COUNT = ("a chat of a few tokens: 1 to 4 blocks, small counts every page holds; the "
-               "exercise is about the rounding at 16, which these inputs try")
+SMALL_COUNT = (
+    "a chat of a few tokens: 1 to 4 blocks, small counts every page holds; the "
+    "exercise is about the rounding at 16, which these inputs try"
+)
 CAP_OF_THE_SWEEP = "the answer is one of the caps of the sweep itself, which lists them all"
 WHOLE_SHARE = "a share is one of the whole percents from 1 to 100, which every page quotes"
-BOUNDARY_STEP = ("a boundary case (a prompt one token over or under k steps' worth): its few "
-                 "steps are small counts every page holds")
+BOUNDARY_STEP = (
+    "a boundary case (a prompt one token over or under k steps' worth): its few "
+    "steps are small counts every page holds"
+)
 KNOWN: dict[str, dict[str, str]] = {
     "01_floor_plan": {
         "blocks_in(4_194_303) (self-check)": "one byte short of two blocks: 1, a small count",
@@ -47,9 +51,14 @@ KNOWN: dict[str, dict[str, str]] = {
     "02_ceiling": {
         **{f"chat_blocks({n}) (self-check)": SMALL_COUNT for n in (1, 17, 14)},
         **{f"chat_blocks({n}) (hidden)": SMALL_COUNT for n in (15, 16, 33, 47, 64)},
-        **{label: "at most the longest chat a 100% share holds: 100, the top of the range the "
-                  "exercise gives" for label in ("lowest_share_for(472_559) (self-check)",
-                                                 "lowest_share_for(472560) (hidden)")},
+        **{
+            label: "at most the longest chat a 100% share holds: 100, the top of the range the "
+            "exercise gives"
+            for label in (
+                "lowest_share_for(472_559) (self-check)",
+                "lowest_share_for(472560) (hidden)",
+            )
+        },
         "lowest_share_for(20000) (hidden)": WHOLE_SHARE,
     },
     "03_cap_sweep": {
@@ -57,26 +66,36 @@ KNOWN: dict[str, dict[str, str]] = {
         **{f"knee_of(hidden sweep {n}) (hidden)": CAP_OF_THE_SWEEP for n in range(7)},
     },
     "04_preemption": {
-        **{f"{name} ({side})": reason for side in ("self-check", "hidden")
-           for name, reason in (
-               ("first_pause_step", "a step's number in a trace of a few dozen steps"),
-               ("paused_chat", "one of the three places in `case` the question lists, 0, 1 "
-                               "or 2"),
-               ("steps_roomy", "with room for all, the case takes as many steps as its "
-                               "longest reply, 30 tokens: the question's own case says it"))},
+        **{
+            f"{name} ({side})": reason
+            for side in ("self-check", "hidden")
+            for name, reason in (
+                ("first_pause_step", "a step's number in a trace of a few dozen steps"),
+                ("paused_chat", "one of the three places in `case` the question lists, 0, 1 or 2"),
+                (
+                    "steps_roomy",
+                    "with room for all, the case takes as many steps as its "
+                    "longest reply, 30 tokens: the question's own case says it",
+                ),
+            )
+        },
     },
     "05_real_server": {
         "fp8_pool_tokens(-1e9, kv.QWEN25_7B) (self-check)": NONE_IN_A_NEGATIVE_POOL,
         "fp8_pool_tokens(1_000, kv.LLAMA_31_8B) (hidden)": NONE_IN_A_NEGATIVE_POOL,
         "fp8_pool_tokens(-5e8, kv.LLAMA_31_8B) (hidden)": NONE_IN_A_NEGATIVE_POOL,
         "share_per_server(1) (hidden)": "one server asks for the whole total: the default, 0.9, "
-                                        "which the question names",
+        "which the question names",
     },
     "06_traffic": {
-        **{f"steps_to_read({args}) (self-check)": BOUNDARY_STEP
-           for args in ("300, 256, 0", "255, 256, 1", "510, 256, 1", "3062, 512, 2")},
-        **{f"steps_to_read({args}) (hidden)": BOUNDARY_STEP
-           for args in ("511, 512, 1", "1, 64, 63", "3061, 512, 2")},
+        **{
+            f"steps_to_read({args}) (self-check)": BOUNDARY_STEP
+            for args in ("300, 256, 0", "255, 256, 1", "510, 256, 1", "3062, 512, 2")
+        },
+        **{
+            f"steps_to_read({args}) (hidden)": BOUNDARY_STEP
+            for args in ("511, 512, 1", "1, 64, 63", "3061, 512, 2")
+        },
     },
 }
 
@@ -123,7 +142,8 @@ def test_no_answer_is_in_view_of_its_question(path):
     gone = sorted(set(known) - set(leaks))
     assert not new and not gone, (
         f"{path.parent.name}: answers in view of their question, not named in KNOWN: {new}; "
-        f"named in KNOWN but no longer in view: {gone}")
+        f"named in KNOWN but no longer in view: {gone}"
+    )
 
 
 def test_the_check_finds_an_answer_printed_near_its_question():
@@ -134,11 +154,17 @@ def test_the_check_finds_an_answer_printed_near_its_question():
     nb = nbformat.read(path, as_version=4)
     key = read_key(key_path(ROOT, "05_real_server"))
     before = shown_answers(nb, key)
-    nb.cells.insert(1, nbformat.v4.new_markdown_cell("Each of two servers asks for 0.45; the pool "
-                                                     "holds 13.78 requests of 32,768 tokens."))
+    nb.cells.insert(
+        1,
+        nbformat.v4.new_markdown_cell(
+            "Each of two servers asks for 0.45; the pool holds 13.78 requests of 32,768 tokens."
+        ),
+    )
     found = set(shown_answers(nb, key)) - set(before)
-    assert {"share_per_server(2) (self-check)",
-            "concurrency_at_length(H100_LOG, 32_768) (self-check)"} <= found
+    assert {
+        "share_per_server(2) (self-check)",
+        "concurrency_at_length(H100_LOG, 32_768) (self-check)",
+    } <= found
 
 
 def test_a_whole_number_and_the_section_below_count_too():
@@ -148,8 +174,9 @@ def test_a_whole_number_and_the_section_below_count_too():
     [path] = [p for p in SOLUTIONS if p.parent.name == "01_floor_plan"]
     nb = nbformat.read(path, as_version=4)
     key = read_key(key_path(ROOT, "01_floor_plan"))
-    test = next(i for i, c in enumerate(nb.cells)
-                if notebooks.meta(c).get("grade_id") == "q1_pool_tests")
+    test = next(
+        i for i, c in enumerate(nb.cells) if notebooks.meta(c).get("grade_id") == "q1_pool_tests"
+    )
     pool = float(key["exercises"]["q1_pool_tests"]["probes"][0]["normal"].split(":")[1])
     nb.cells.insert(test + 1, nbformat.v4.new_markdown_cell(f"The pool is {pool} GB here."))
     assert "pool_gb (self-check)" in shown_answers(nb, key)

@@ -17,11 +17,19 @@ from kvlesson.grading.build.key_mistakes import RAISES, key_mistakes
 from kvlesson.grading.build.summary import Summary
 from kvlesson.grading.marking import diagnosis
 
-RIGHT = [{"label": f"chats_that_fit(70, {n})", "kind": "count", "normal": normal}
-         for n, normal in ((1, "int:25720"), (17, "int:12860"), (5_000, "int:82"))]
-FLOOR = {"mistake": "ceil", "hint": "round up, not down", "same": "a", "values": [],
-         "answers": [["error:ZeroDivisionError: integer division or modulo by zero",
-                      "int:25720", "int:82"]]}
+RIGHT = [
+    {"label": f"chats_that_fit(70, {n})", "kind": "count", "normal": normal}
+    for n, normal in ((1, "int:25720"), (17, "int:12860"), (5_000, "int:82"))
+]
+FLOOR = {
+    "mistake": "ceil",
+    "hint": "round up, not down",
+    "same": "a",
+    "values": [],
+    "answers": [
+        ["error:ZeroDivisionError: integer division or modulo by zero", "int:25720", "int:82"]
+    ],
+}
 
 
 def test_a_mistake_that_raises_on_one_input_stays_in_the_key():
@@ -42,26 +50,39 @@ def test_a_mistake_that_raises_everywhere_names_nothing():
     assert key_mistakes([everywhere], 0, RIGHT, {}) == []
 
 
-ENTRIES = [{"role": "verify", "probes": [{"normal": "int:82"}]},
-           {"role": "record", "probes": [{"normal": normal["normal"]} for normal in RIGHT]}]
+ENTRIES = [
+    {"role": "verify", "probes": [{"normal": "int:82"}]},
+    {"role": "record", "probes": [{"normal": normal["normal"]} for normal in RIGHT]},
+]
 
 
 def test_the_build_stops_on_a_hint_the_key_cannot_name():
     summary = Summary("02_ceiling/ex2_3_tests", hinted=["round up, not down"], key=[])
     with pytest.raises(ValueError, match="names mistakes the key cannot name .*round up"):
         summary.check(ENTRIES)
-    named = Summary("02_ceiling/ex2_3_tests", hinted=["round up, not down"],
-                    key=[{"mistake": "ceil", "words": "round up, not down", "answers": []}])
+    named = Summary(
+        "02_ceiling/ex2_3_tests",
+        hinted=["round up, not down"],
+        key=[{"mistake": "ceil", "words": "round up, not down", "answers": []}],
+    )
     named.check(ENTRIES)
 
 
 def test_the_build_stops_where_the_key_is_not_the_authoritys():
-    authority = [["verify", [["chats_that_fit(70, 5_000)", "int:82"]]],
-                 ["record", [[p["label"], p["normal"]] for p in RIGHT[:2]]
-                  + [["chats_that_fit(70, 5_000)", "int:81"]]]]
+    authority = [
+        ["verify", [["chats_that_fit(70, 5_000)", "int:82"]]],
+        [
+            "record",
+            [[p["label"], p["normal"]] for p in RIGHT[:2]]
+            + [["chats_that_fit(70, 5_000)", "int:81"]],
+        ],
+    ]
     summary = Summary("02_ceiling/ex2_3_tests", authority=authority)
-    with pytest.raises(ValueError, match=r"chats_that_fit\(70, 5_000\) \(hidden\): the solution "
-                                         r"gives int:82, the authority int:81"):
+    with pytest.raises(
+        ValueError,
+        match=r"chats_that_fit\(70, 5_000\) \(hidden\): the solution "
+        r"gives int:82, the authority int:81",
+    ):
         summary.check(ENTRIES)
 
 
@@ -69,10 +90,15 @@ def test_the_summary_says_what_was_added_and_what_was_dropped():
     class Choice:
         added = {"verify": [{"function": "f", "args": ["8_017"]}], "record": []}
 
-    summary = Summary("02_ceiling/ex2_1_tests", choice=Choice(), known=["ceil", "float"],
-                      dropped=[("float", "its code does not run")], hinted=["round up"],
-                      key=[{"mistake": "ceil", "words": "round up", "answers": []}],
-                      authority=[["verify", [["f(1)", "int:82"]]]])
+    summary = Summary(
+        "02_ceiling/ex2_1_tests",
+        choice=Choice(),
+        known=["ceil", "float"],
+        dropped=[("float", "its code does not run")],
+        hinted=["round up"],
+        key=[{"mistake": "ceil", "words": "round up", "answers": []}],
+        authority=[["verify", [["f(1)", "int:82"]]]],
+    )
     text = summary.text(ENTRIES, [])
     assert "added 1 self-check probe(s) f(8_017) and 0 hidden" in text
     assert "hint: round up" in text
@@ -86,11 +112,15 @@ def test_a_course_for_other_hardware_leaves_such_a_hint_out_instead():
     import json
 
     from kvlesson.grading.build import stamping
+
     summary = Summary("02_ceiling/ex2_3_tests", hinted=["round up, not down"], key=[])
     summary.check(ENTRIES, strict=False)
     assert "(left out: the key cannot name it)" in summary.text(ENTRIES, [])
-    entry = {"setting": {}, "hints": {}, "probes": [{"label": "f(1)", "kind": "count",
-                                                     "normal": "int:5"}]}
+    entry = {
+        "setting": {},
+        "hints": {},
+        "probes": [{"label": "f(1)", "kind": "count", "normal": "int:5"}],
+    }
     wrong = [{"mistake": "ceil", "hint": "round up, not down", "values": [["int:4"]]}]
     assert json.loads(stamping.make_stamp(entry, wrong, 0, "here"))["hints"]
     assert not json.loads(stamping.make_stamp(entry, wrong, 0, "here", named=set()))["hints"]

@@ -23,8 +23,9 @@ few = [1.0, 2.0]  # a list the "notebook" holds, which a probe passes
 
 def stamp(*answers: str, hints: list[dict] = ()) -> str:
     """A verify call's stamp whose right answers are the normal forms `answers`."""
-    probes = [{"salt": f"s{n}", "hash": selfcheck.digest(f"s{n}", text)}
-              for n, text in enumerate(answers)]
+    probes = [
+        {"salt": f"s{n}", "hash": selfcheck.digest(f"s{n}", text)} for n, text in enumerate(answers)
+    ]
     setting = {name: None for name in selfcheck.PARAMETERS}
     return json.dumps({"setting": setting, "probes": probes, "hints": list(hints)})
 
@@ -38,18 +39,21 @@ def said(probes: list, made: str, **hints) -> str:
 
 def test_an_answer_in_another_unit_is_told_which_unit_it_looks_like():
     """Walk item 4: GB returned from a function that asks for bytes, ms for seconds."""
-    gb = said([selfcheck.number("pool_bytes(47)", lambda: 19.54, "GB", 2, scale=1e9)],
-              stamp("num:19.54"))
+    gb = said(
+        [selfcheck.number("pool_bytes(47)", lambda: 19.54, "GB", 2, scale=1e9)], stamp("num:19.54")
+    )
     assert "looks like it is in GB; the question asks for bytes" in gb
     assert "is not the expected" not in gb
-    ms = said([selfcheck.number("prefill_floor_s(few)", lambda: 107.3, "ms", 2, scale=1e-3)],
-              stamp("num:107.30"))
+    ms = said(
+        [selfcheck.number("prefill_floor_s(few)", lambda: 107.3, "ms", 2, scale=1e-3)],
+        stamp("num:107.30"),
+    )
     assert "looks like it is in ms; the question asks for seconds" in ms
-    blocks = said([selfcheck.count("tokens_of(x)", lambda: 25_720, "tokens")],
-                  stamp("int:411520"))
+    blocks = said([selfcheck.count("tokens_of(x)", lambda: 25_720, "tokens")], stamp("int:411520"))
     assert "looks like it is in blocks; the question asks for tokens" in blocks
-    percent = said([selfcheck.number("share_per_server(2)", lambda: 45.0, "share", 3)],
-                   stamp("num:0.450"))
+    percent = said(
+        [selfcheck.number("share_per_server(2)", lambda: 45.0, "share", 3)], stamp("num:0.450")
+    )
     assert "looks like it is in percent; the question asks for share" in percent
 
 
@@ -62,18 +66,21 @@ def test_the_words_without_a_known_mistake_depend_on_the_kind_of_answer():
     assert "the exercise's sum" in number
     assert "goes through the list" in listed, listed
     assert "when it asks for None" in none
-    assert all("units and the rounding" not in text
-                       for text in (count, number, listed, none))
-    own = said([selfcheck.count("steps(5)", lambda: 4, "steps")], stamp("int:5"),
-               **{"else": "Re-read the budget's rule."})
+    assert all("units and the rounding" not in text for text in (count, number, listed, none))
+    own = said(
+        [selfcheck.count("steps(5)", lambda: 4, "steps")],
+        stamp("int:5"),
+        **{"else": "Re-read the budget's rule."},
+    )
     assert "Re-read the budget's rule." in own
 
 
 def test_a_right_number_as_a_float_is_told_so_and_a_wrong_float_is_told_it_is_wrong():
     """Walk item 29: the value is checked before the type, so a wrong float is not told to
     wrap itself in int(...)."""
-    right = said([selfcheck.count("blocks_in(41e9)", lambda: 19_550.0, "blocks")],
-                 stamp("int:19550"))
+    right = said(
+        [selfcheck.count("blocks_in(41e9)", lambda: 19_550.0, "blocks")], stamp("int:19550")
+    )
     assert "is the right number, but a float" in right and "int(...)" in right
     wrong = said([selfcheck.count("block_bytes", lambda: 2048.0, "bytes")], stamp("int:2097152"))
     assert "looks like it is in KiB; the question asks for bytes" in wrong
@@ -84,8 +91,11 @@ def test_yes_or_no_answers_are_counted_never_named():
     """Walk item 5: a yes or no is never told on its own that it is the other way round."""
     flags = {"a": True, "b": False, "c": True}
     probes = [selfcheck.yes_no(name, lambda name=name: flags[name]) for name in flags]
-    text = said(probes, stamp("bool:True", "bool:True", "bool:True"),
-                yes_no="What decides each: the pauses.")
+    text = said(
+        probes,
+        stamp("bool:True", "bool:True", "bool:True"),
+        yes_no="What decides each: the pauses.",
+    )
     assert "1 of the 3 yes-or-no answers here is not right yet" in text
     assert " b " not in f" {text} " and "other way round" not in text
     assert "What decides each: the pauses." in text
@@ -93,8 +103,10 @@ def test_yes_or_no_answers_are_counted_never_named():
 
 def test_a_yes_or_no_waits_for_the_number_that_decides_it():
     blocks = {"value": 10}
-    probes = [selfcheck.count("blocks_q3", lambda: blocks["value"], "blocks"),
-              selfcheck.yes_no("starts_q3", lambda: True)]
+    probes = [
+        selfcheck.count("blocks_q3", lambda: blocks["value"], "blocks"),
+        selfcheck.yes_no("starts_q3", lambda: True),
+    ]
     made = stamp("int:5883", "bool:False")
     first = said(probes, made)
     assert first.startswith("Not yet: blocks_q3") and "starts_q3" not in first
@@ -106,8 +118,11 @@ def test_a_yes_or_no_waits_for_the_number_that_decides_it():
 def test_a_single_judge_says_the_cells_own_words():
     """The capstone: the probe calls the package's judge on the student's settings; the
     words fit a settings search, not "work this case through by hand"."""
-    text = said([selfcheck.yes_no("capstone.meets('app', app_choice)", lambda: False)],
-                stamp("bool:True"), yes_no="`app_choice` does not meet the app's targets.")
+    text = said(
+        [selfcheck.yes_no("capstone.meets('app', app_choice)", lambda: False)],
+        stamp("bool:True"),
+        yes_no="`app_choice` does not meet the app's targets.",
+    )
     assert text == "Not yet: `app_choice` does not meet the app's targets."
 
 
@@ -115,17 +130,28 @@ def test_a_hint_still_fits_beside_a_yes_or_no():
     """A known mistake of the number beside a yes or no is named (the key names it too, the
     number is graded with the verdict); the yes or no's place in it holds no hash."""
     from kvlesson.grading.checks.messages import seal
-    made = stamp("int:5883", "bool:False", hints=[
-        {"said": seal("a term is missing", "s0", ["int:6837"]),
-         "hashes": [selfcheck.digest("s0", "int:6837"), None]}])
-    probes = [selfcheck.count("blocks_q3", lambda: 6837, "blocks"),
-              selfcheck.yes_no("starts_q3", lambda: True)]
+
+    made = stamp(
+        "int:5883",
+        "bool:False",
+        hints=[
+            {
+                "said": seal("a term is missing", "s0", ["int:6837"]),
+                "hashes": [selfcheck.digest("s0", "int:6837"), None],
+            }
+        ],
+    )
+    probes = [
+        selfcheck.count("blocks_q3", lambda: 6837, "blocks"),
+        selfcheck.yes_no("starts_q3", lambda: True),
+    ]
     assert "is not right: a term is missing" in said(probes, made)
 
 
 def test_the_message_comes_before_the_students_own_lines():
     """Walk item 30: no traceback above the message; the untouched stub raises no traceback
     at all, another error shows the student's lines under the message."""
+
     def stub():
         raise NotImplementedError()
 

@@ -40,8 +40,8 @@ def test_a_line_printed_beside_the_real_one_is_caught_too_and_long_output_buries
 
 
 def test_an_oversized_record_is_cut_and_reads_as_broken():
-    huge = "KVLESSON-MARK {\"x\": \"" + "A" * (3 * RECORD_LIMIT)
-    lines = caught(huge[:RECORD_LIMIT], huge[RECORD_LIMIT:], "\"}\n")
+    huge = 'KVLESSON-MARK {"x": "' + "A" * (3 * RECORD_LIMIT)
+    lines = caught(huge[:RECORD_LIMIT], huge[RECORD_LIMIT:], '"}\n')
     assert len(lines) == 1 and len(lines[0]) == RECORD_LIMIT + 1
     cell = nbformat.v4.new_code_cell("", metadata={CAUGHT: lines})
     assert records_of(cell) == [{}]
@@ -50,8 +50,9 @@ def test_an_oversized_record_is_cut_and_reads_as_broken():
 def test_the_marker_reads_what_was_caught_not_what_the_outputs_say():
     """The student's code cleared the real line and printed a forged one: the outputs hold
     the forged line only, the caught lines hold both (two records: the test scores 0)."""
-    cell = nbformat.v4.new_code_cell("", outputs=[
-        nbformat.v4.new_output("stream", name="stdout", text=FORGED)])
+    cell = nbformat.v4.new_code_cell(
+        "", outputs=[nbformat.v4.new_output("stream", name="stdout", text=FORGED)]
+    )
     assert [r["values"][0]["v"] for r in records_of(cell)] == [1.0]  # a build's run: outputs
     cell.metadata[CAUGHT] = caught(REAL, "\x1b[2J", FORGED)
     assert [r["values"][0]["v"] for r in records_of(cell)] == [53.9, 1.0]

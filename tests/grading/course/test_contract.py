@@ -33,14 +33,20 @@ def test_only_the_assignments_notebooks_and_nbgraders_own_files_stay(tmp_path):
     sealed = submission(tmp_path / "sealed")
     removed = {r.path: r.reason for r in contract.keep_notebooks(sealed, NOTEBOOKS)}
     assert sorted(p.name for p in sealed.iterdir()) == [
-        "floor_plan.ipynb", "submission_secret.txt", "timestamp.txt"]
+        "floor_plan.ipynb",
+        "submission_secret.txt",
+        "timestamp.txt",
+    ]
     assert sorted(removed) == ["data/", "floor_plan-Copy1.ipynb", "helper.py"]
-    assert removed["helper.py"].startswith("a file handed in beside the notebook: only "
-                                           "floor_plan.ipynb is graded")
+    assert removed["helper.py"].startswith(
+        "a file handed in beside the notebook: only floor_plan.ipynb is graded"
+    )
     assert "put what it needs in the notebook itself" in removed["helper.py"]
     assert removed["data/"].startswith("a folder handed in beside the notebook")
-    assert "a notebook this assignment does not have (it has floor_plan.ipynb)" in \
-        removed["floor_plan-Copy1.ipynb"]
+    assert (
+        "a notebook this assignment does not have (it has floor_plan.ipynb)"
+        in removed["floor_plan-Copy1.ipynb"]
+    )
 
 
 def test_a_submission_of_notebooks_alone_loses_nothing(tmp_path):

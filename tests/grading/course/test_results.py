@@ -27,17 +27,41 @@ from kvlesson.grading.course.results import (
 
 
 def a_result() -> SubmissionResult:
-    marks = [ExerciseMark("q1_pool_tests", 1.0, 1.0, (), PASSED),
-             ExerciseMark("ex1_1_tests", 2.0, 0.0, ("scored 0: calls memory_parts",), FAILED,
-                          "gib", "that is GiB")]
-    notebook = NotebookResult(marks, False, {"q2_answer": {"auto_score": None,
-                                                           "needs_manual_grade": True}},
-                              {"q1_answer": ""}, 0.0)
-    flags = [Flag("left out: helper.py"),
-             Flag("cell 7 ran memory_parts (from pool_bytes)", FORBIDDEN, "floor_plan",
-                  "ex1_1_answer", 7, "kvlesson.memory.floor.memory_parts")]
-    return SubmissionResult("01_floor_plan", "ada", "2026-12-02 10:00:00.000000 UTC", True,
-                            {"floor_plan": notebook}, flags, "", "/tmp/x", "log")
+    marks = [
+        ExerciseMark("q1_pool_tests", 1.0, 1.0, (), PASSED),
+        ExerciseMark(
+            "ex1_1_tests", 2.0, 0.0, ("scored 0: calls memory_parts",), FAILED, "gib", "that is GiB"
+        ),
+    ]
+    notebook = NotebookResult(
+        marks,
+        False,
+        {"q2_answer": {"auto_score": None, "needs_manual_grade": True}},
+        {"q1_answer": ""},
+        0.0,
+    )
+    flags = [
+        Flag("left out: helper.py"),
+        Flag(
+            "cell 7 ran memory_parts (from pool_bytes)",
+            FORBIDDEN,
+            "floor_plan",
+            "ex1_1_answer",
+            7,
+            "kvlesson.memory.floor.memory_parts",
+        ),
+    ]
+    return SubmissionResult(
+        "01_floor_plan",
+        "ada",
+        "2026-12-02 10:00:00.000000 UTC",
+        True,
+        {"floor_plan": notebook},
+        flags,
+        "",
+        "/tmp/x",
+        "log",
+    )
 
 
 def test_a_result_comes_back_from_the_worker_as_it_went():
@@ -56,14 +80,31 @@ def test_a_marker_keeps_the_flags_and_the_marks(tmp_path):
 
 def test_an_earlier_releases_marker_still_reads(tmp_path):
     path = tmp_path / "marker.json"
-    path.write_text(json.dumps({
-        "timestamp": "t", "graded": True, "failure": "",
-        "flags": [["floor_plan", "ex1_1_tests", "scored 0"], ["", "", "left out: a.py"]],
-        "marks": {"floor_plan": [{"grade_id": "ex1_1_tests", "points": 2.0, "score": 0.0,
-                                  "flags": ["scored 0"]}]}}))
+    path.write_text(
+        json.dumps(
+            {
+                "timestamp": "t",
+                "graded": True,
+                "failure": "",
+                "flags": [["floor_plan", "ex1_1_tests", "scored 0"], ["", "", "left out: a.py"]],
+                "marks": {
+                    "floor_plan": [
+                        {
+                            "grade_id": "ex1_1_tests",
+                            "points": 2.0,
+                            "score": 0.0,
+                            "flags": ["scored 0"],
+                        }
+                    ]
+                },
+            }
+        )
+    )
     marker = Marker.read(path)
-    assert marker.flags == (Flag("scored 0", notebook="floor_plan", cell="ex1_1_tests"),
-                            Flag("left out: a.py"))
+    assert marker.flags == (
+        Flag("scored 0", notebook="floor_plan", cell="ex1_1_tests"),
+        Flag("left out: a.py"),
+    )
     assert marker.marks["floor_plan"][0].outcome == ""  # marked before outcomes: by its score
 
 

@@ -44,19 +44,22 @@ def test_only_plain_files_are_copied_and_every_other_thing_is_named(tmp_path):
     secret.parent.mkdir(parents=True)
     secret.write_text("the answers")
     plant(tmp_path / "submitted", secret)
-    refused = seal.seal(tmp_path / "submitted", tmp_path / "sealed",
-                        seal.SealLimits(file_bytes=1_000))
+    refused = seal.seal(
+        tmp_path / "submitted", tmp_path / "sealed", seal.SealLimits(file_bytes=1_000)
+    )
     reasons = {r.path: r.reason for r in refused}
     assert sorted(reasons) == ["big.bin", "hard_link", "pipe", "sock", "to_folder", "to_secret"]
     assert "symbolic link" in reasons["to_secret"] and "symbolic link" in reasons["to_folder"]
     assert "hard link" in reasons["hard_link"] and "FIFO" in reasons["pipe"]
     assert "socket" in reasons["sock"] and "2,000 bytes" in reasons["big.bin"]
-    copied = sorted(p.relative_to(tmp_path / "sealed").as_posix()
-                    for p in (tmp_path / "sealed").rglob("*"))
+    copied = sorted(
+        p.relative_to(tmp_path / "sealed").as_posix() for p in (tmp_path / "sealed").rglob("*")
+    )
     assert copied == ["floor_plan.ipynb", "sub", "sub/notes.txt"]
     assert not any(p.is_symlink() for p in (tmp_path / "sealed").rglob("*"))
-    assert "the answers" not in "".join(p.read_text() for p in (tmp_path / "sealed").rglob("*")
-                                        if p.is_file())
+    assert "the answers" not in "".join(
+        p.read_text() for p in (tmp_path / "sealed").rglob("*") if p.is_file()
+    )
 
 
 def test_counts_sizes_and_depth_have_limits(tmp_path):
@@ -68,12 +71,18 @@ def test_counts_sizes_and_depth_have_limits(tmp_path):
         (source / f"f{n}.txt").write_text("y" * 100)
     refused = seal.seal(source, tmp_path / "sealed", seal.SealLimits(files=4, depth=3))
     assert [str(r) for r in refused] == [
-        "d0/d1/d2/d3: folders nested deeper than 3", "f4.txt: more than 4 files",
-        "f5.txt: more than 4 files"]
+        "d0/d1/d2/d3: folders nested deeper than 3",
+        "f4.txt: more than 4 files",
+        "f5.txt: more than 4 files",
+    ]
     assert len(list((tmp_path / "sealed").glob("*.txt"))) == 4
     refused = seal.seal(source, tmp_path / "sealed-bytes", seal.SealLimits(total_bytes=250))
-    assert [r.path for r in refused if "250 bytes in all" in r.reason] == ["f2.txt", "f3.txt",
-                                                                           "f4.txt", "f5.txt"]
+    assert [r.path for r in refused if "250 bytes in all" in r.reason] == [
+        "f2.txt",
+        "f3.txt",
+        "f4.txt",
+        "f5.txt",
+    ]
 
 
 def test_a_link_or_a_file_as_the_submission_itself_is_an_empty_submission(tmp_path):
@@ -86,7 +95,8 @@ def test_a_link_or_a_file_as_the_submission_itself_is_an_empty_submission(tmp_pa
     for name, kind in (("link", "a symbolic link"), ("file", "a file")):
         refused = seal.seal(tmp_path / name, tmp_path / f"sealed-{name}")
         assert [(r.path, r.reason) for r in refused] == [
-            (".", f"the submission is {kind}, not a folder: nothing was copied")]
+            (".", f"the submission is {kind}, not a folder: nothing was copied")
+        ]
         assert list((tmp_path / f"sealed-{name}").iterdir()) == []
     (tmp_path / "sealed").mkdir()
     with pytest.raises(ValueError, match="already exists"):
@@ -101,17 +111,31 @@ def test_collect_seals_a_submission_planted_in_the_exchange(tmp_path):
     course.mkdir()
     (course / "nbgrader_config.py").write_text((ROOT / "nbgrader_config.py").read_text())
     exchange = tmp_path / "exchange"
-    inbound = (exchange / "kvlesson" / "inbound"
-               / "alice+01_floor_plan+2026-12-01 10:00:00.000000 UTC+abc")
+    inbound = (
+        exchange / "kvlesson" / "inbound" / "alice+01_floor_plan+2026-12-01 10:00:00.000000 UTC+abc"
+    )
     inbound.mkdir(parents=True)
     instructor = tmp_path / "instructor.ipynb"
     instructor.write_text('{"secret": "the solutions"}')
     (inbound / "floor_plan.ipynb").symlink_to(instructor)
     (inbound / "timestamp.txt").write_text("2026-12-01 10:00:00.000000 UTC")
     env = {**os.environ, "HOME": str(tmp_path), "JUPYTER_CONFIG_DIR": str(tmp_path / ".jupyter")}
-    done = subprocess.run([sys.executable, "-m", "nbgrader", "collect", "01_floor_plan",
-                           f"--Exchange.root={exchange}", "--CollectApp.check_owner=False"],
-                          cwd=course, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "nbgrader",
+            "collect",
+            "01_floor_plan",
+            f"--Exchange.root={exchange}",
+            "--CollectApp.check_owner=False",
+        ],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     folder = course / "submitted" / "alice" / "01_floor_plan"
     assert not (folder / "floor_plan.ipynb").exists(), "the link was followed"
@@ -142,8 +166,20 @@ def test_feedback_with_a_link_in_it_is_not_released(tmp_path):
     exchange = tmp_path / "exchange"
     exchange.mkdir(mode=0o1777)
     env = {**os.environ, "HOME": str(tmp_path), "JUPYTER_CONFIG_DIR": str(tmp_path / ".jupyter")}
-    done = subprocess.run([sys.executable, "-m", "nbgrader", "release_feedback", "01_floor_plan",
-                           f"--Exchange.root={exchange}"], cwd=course, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "nbgrader",
+            "release_feedback",
+            "01_floor_plan",
+            f"--Exchange.root={exchange}",
+        ],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode != 0 and "is a symbolic link" in done.stdout + done.stderr, done
     assert "the answers" not in "".join(p.read_text() for p in exchange.rglob("*.html"))

@@ -25,8 +25,10 @@ from kvlesson.grading.grade.sanitize import markdown_text, sanitized
 from support.live_html import live
 from support.paths import ROOT
 
-PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJ"
-       "RU5ErkJggg==")  # one pixel
+PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJ"
+    "RU5ErkJggg=="
+)  # one pixel
 FIGURE = f'<img alt="The pool takes 53.9 GB of the card" src="data:image/png;base64,{PNG}">'
 LIVE_MARKDOWN = [
     "[notes](javascript:alert(1))",
@@ -42,17 +44,32 @@ LIVE_MARKDOWN = [
     "$\\href{javascript:alert(11)}{x}$",
     "<details open ontoggle=alert(12)>",
 ]
+
+
 def notebook(markdown: str) -> nbformat.NotebookNode:
     nb = nbformat.v4.new_notebook()
     nb.metadata["widgets"] = {"application/vnd.jupyter.widget-state+json": {"state": {}}}
     nb.cells = [
         nbformat.v4.new_markdown_cell(markdown),
-        nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output("display_data", data={
-            "text/html": FIGURE + "<table class='dataframe'><tr><td onclick='alert(13)'>1</td>"
-                         "</tr></table><a href='javascript:alert(14)'>l</a>",
-            "application/javascript": "alert(15)", "image/svg+xml": "<svg onload='alert(16)'/>",
-            "text/markdown": "[m](javascript:alert(17))", "image/png": PNG,
-            "text/plain": "kept"})])]
+        nbformat.v4.new_code_cell(
+            "x",
+            outputs=[
+                nbformat.v4.new_output(
+                    "display_data",
+                    data={
+                        "text/html": FIGURE
+                        + "<table class='dataframe'><tr><td onclick='alert(13)'>1</td>"
+                        "</tr></table><a href='javascript:alert(14)'>l</a>",
+                        "application/javascript": "alert(15)",
+                        "image/svg+xml": "<svg onload='alert(16)'/>",
+                        "text/markdown": "[m](javascript:alert(17))",
+                        "image/png": PNG,
+                        "text/plain": "kept",
+                    },
+                )
+            ],
+        ),
+    ]
     return nb
 
 
@@ -102,9 +119,11 @@ def test_the_course_figures_tables_and_text_stay():
 
 
 def test_a_figure_with_another_kind_of_image_or_source_loses_its_source():
-    for html in ('<img alt="a" src="data:image/svg+xml;base64,PHN2Zz4=">',
-                 '<img alt="a" src="https://tracker.example/x.png">',
-                 '<img alt="a" src="data:image/png;base64,AAA=" onload="alert(1)">'):
+    for html in (
+        '<img alt="a" src="data:image/svg+xml;base64,PHN2Zz4=">',
+        '<img alt="a" src="https://tracker.example/x.png">',
+        '<img alt="a" src="data:image/png;base64,AAA=" onload="alert(1)">',
+    ):
         clean = sanitized(notebook(html))
         shown = json.dumps(clean.cells[0].source)
         assert "svg" not in shown and "tracker" not in shown and "onload" not in shown, shown

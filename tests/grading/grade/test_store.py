@@ -34,16 +34,24 @@ def test_a_flag_is_one_printable_line_the_gradebook_can_store():
 
 def test_csv_cells_never_start_a_formula_and_logs_move_no_cursor():
     assert csv_cell('=HYPERLINK("http://x","y")') == '\'=HYPERLINK("http://x","y")'
-    assert [csv_cell(v) for v in ("+1", "-1", "@x", "\tx", "ok", 3)] == \
-        ["'+1", "'-1", "'@x", "'\tx", "ok", 3]
+    assert [csv_cell(v) for v in ("+1", "-1", "@x", "\tx", "ok", 3)] == [
+        "'+1",
+        "'-1",
+        "'@x",
+        "'\tx",
+        "ok",
+        3,
+    ]
     assert terminal_safe("a\x1b[2Jb\nc\rd") == "a\\x1b[2Jb\nc\\rd"
 
 
 def test_the_flags_file_escapes_what_the_student_wrote(tmp_path):
     from kvlesson.grading.course.results import Graded
+
     flag = Flag('=HYPERLINK("http://evil","open me")', student="ann", notebook="floor_plan")
-    path = command.write_flags_file(tmp_path, "01_floor_plan",
-                                    [Graded("ann", "floor_plan", 1.0, 6.0, (flag,))])
+    path = command.write_flags_file(
+        tmp_path, "01_floor_plan", [Graded("ann", "floor_plan", 1.0, 6.0, (flag,))]
+    )
     rows = list(csv.reader(path.open()))
     assert rows[1][3].startswith("'=HYPERLINK"), rows
 
@@ -82,8 +90,9 @@ def test_a_result_that_cannot_be_stored_becomes_that_students_failure(tmp_path, 
     course = type("C", (), {"root": tmp_path, "submitted": tmp_path / "submitted"})()
     (tmp_path / command.FLAGS_FOLDER).mkdir()
     for student in ("ann", "bob"):
-        result = command.store_guarded(course, SubmissionResult("01_floor_plan", student, None,
-                                                                True), report=print)
+        result = command.store_guarded(
+            course, SubmissionResult("01_floor_plan", student, None, True), report=print
+        )
         assert result.graded is (student == "bob")
     assert stored[0][0] == "ann" and not stored[0][1]
     assert "storing its result failed (UnicodeEncodeError" in stored[0][2]

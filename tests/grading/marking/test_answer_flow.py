@@ -26,36 +26,69 @@ MP = "kv.memory_parts(SHARE, gpu, model)"
 
 # (what the student's cells do, their code before the answer, the answer, cells that feed it)
 FEEDS = [
-    ("a dict filled in place", ["table = {}", f"table['p'] = {MP}"],
-     "pool_gb = table['p'].pool_bytes / 1e9", {1, 2}),
-    ("a method that fills it", ["table = []", f"table.append({MP})"],
-     "pool_gb = table[0].pool_bytes / 1e9", {1, 2}),
-    ("a helper that sets a global", [f"def fill():\n    global found\n    found = {MP}",
-                                     "fill()"],
-     "pool_gb = found.pool_bytes / 1e9", {1, 2}),
-    ("a helper that fills what it is given", ["box = {}",
-                                              f"def fill(d):\n    d['p'] = {MP}",
-                                              "fill(box)"],
-     "pool_gb = box['p'].pool_bytes / 1e9", {1, 2, 3}),
+    (
+        "a dict filled in place",
+        ["table = {}", f"table['p'] = {MP}"],
+        "pool_gb = table['p'].pool_bytes / 1e9",
+        {1, 2},
+    ),
+    (
+        "a method that fills it",
+        ["table = []", f"table.append({MP})"],
+        "pool_gb = table[0].pool_bytes / 1e9",
+        {1, 2},
+    ),
+    (
+        "a helper that sets a global",
+        [f"def fill():\n    global found\n    found = {MP}", "fill()"],
+        "pool_gb = found.pool_bytes / 1e9",
+        {1, 2},
+    ),
+    (
+        "a helper that fills what it is given",
+        ["box = {}", f"def fill(d):\n    d['p'] = {MP}", "fill(box)"],
+        "pool_gb = box['p'].pool_bytes / 1e9",
+        {1, 2, 3},
+    ),
     ("IPython's _", [f"{MP}"], "pool_gb = _.pool_bytes / 1e9", {1}),
     ("IPython's Out", [f"{MP}", "1 + 1"], "pool_gb = Out[2].pool_bytes / 1e9", {1, 2}),
-    ("an attribute of an object of its own", ["class Box: pass\nb = Box()", f"b.p = {MP}"],
-     "pool_gb = b.p.pool_bytes / 1e9", {1, 2}),
-    ("a name it does not spell out", [f"globals()['hid' + 'den'] = {MP}"],
-     "pool_gb = hidden.pool_bytes / 1e9", {1}),
-    ("a cell run again from the input history", [f"x = {MP}", "exec(In[1])"],
-     "pool_gb = x.pool_bytes / 1e9", {1, 2}),
-    ("a cell that only looks", [f"print({MP})", f"{MP}.pool_bytes"],
-     "pool_gb = (SHARE / 100 * gpu.memory_bytes - model.weights_bytes) / 1e9", set()),
-    ("a name bound anew", [f"parts = {MP}", "parts = {'pool_bytes': 1e9}"],
-     "pool_gb = parts['pool_bytes'] / 1e9", {2}),
+    (
+        "an attribute of an object of its own",
+        ["class Box: pass\nb = Box()", f"b.p = {MP}"],
+        "pool_gb = b.p.pool_bytes / 1e9",
+        {1, 2},
+    ),
+    (
+        "a name it does not spell out",
+        [f"globals()['hid' + 'den'] = {MP}"],
+        "pool_gb = hidden.pool_bytes / 1e9",
+        {1},
+    ),
+    (
+        "a cell run again from the input history",
+        [f"x = {MP}", "exec(In[1])"],
+        "pool_gb = x.pool_bytes / 1e9",
+        {1, 2},
+    ),
+    (
+        "a cell that only looks",
+        [f"print({MP})", f"{MP}.pool_bytes"],
+        "pool_gb = (SHARE / 100 * gpu.memory_bytes - model.weights_bytes) / 1e9",
+        set(),
+    ),
+    (
+        "a name bound anew",
+        [f"parts = {MP}", "parts = {'pool_bytes': 1e9}"],
+        "pool_gb = parts['pool_bytes'] / 1e9",
+        {2},
+    ),
 ]
 
 
-@pytest.mark.parametrize(("does", "before", "answer", "feeding"), FEEDS,
-                         ids=[row[0] for row in FEEDS])
-def test_every_cell_that_can_change_what_the_answer_reads_feeds_it(does, before, answer,
-                                                                   feeding):
+@pytest.mark.parametrize(
+    ("does", "before", "answer", "feeding"), FEEDS, ids=[row[0] for row in FEEDS]
+)
+def test_every_cell_that_can_change_what_the_answer_reads_feeds_it(does, before, answer, feeding):
     sources = dict(enumerate([SETUP, *before, answer, TEST]))
     theirs = set(range(1, len(before) + 2))
     test = len(sources) - 1
@@ -77,11 +110,17 @@ def test_a_dict_filled_with_the_forbidden_function_costs_question_1():
     q1 = next(c for c in nb.cells if notebooks.meta(c).get("grade_id") == "q1_answer")
     q1.source = "pool_gb = box['p'] / 1e9\nunused_gb = 8.0"
     setup = next(i for i, c in enumerate(nb.cells) if "import kvlesson" in c.source)
-    nb.cells[setup + 1:setup + 1] = [
+    nb.cells[setup + 1 : setup + 1] = [
         nbformat.v4.new_code_cell("box = {}"),
-        nbformat.v4.new_code_cell("box['p'] = kv.memory_parts(SHARE, gpu, model).pool_bytes")]
-    marked = {m.grade_id: m for m in marks.mark_notebook(
-        nb, read_key(key_path(ROOT, "01_floor_plan")), instructor).marks}
-    assert any("uses memory_parts" in flag for flag in marked["q1_pool_tests"].flags), \
-        marked["q1_pool_tests"].flags
+        nbformat.v4.new_code_cell("box['p'] = kv.memory_parts(SHARE, gpu, model).pool_bytes"),
+    ]
+    marked = {
+        m.grade_id: m
+        for m in marks.mark_notebook(
+            nb, read_key(key_path(ROOT, "01_floor_plan")), instructor
+        ).marks
+    }
+    assert any("uses memory_parts" in flag for flag in marked["q1_pool_tests"].flags), marked[
+        "q1_pool_tests"
+    ].flags
     assert not any("memory_parts" in flag for flag in marked["ex1_2_tests"].flags)

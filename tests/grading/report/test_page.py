@@ -11,8 +11,9 @@ import pytest
 
 from kvlesson.grading.report import counts, page
 
-REPORT = counts.AssignmentReport("07_wrap_up", ("ann", "bo"), (), (("ann", 0.0), ("bo", 0.0)),
-                                 0.0, (), ())
+REPORT = counts.AssignmentReport(
+    "07_wrap_up", ("ann", "bo"), (), (("ann", 0.0), ("bo", 0.0)), 0.0, (), ()
+)
 
 
 class Landmarks(HTMLParser):
@@ -50,8 +51,11 @@ class Landmarks(HTMLParser):
 @pytest.mark.parametrize("names", [False, True], ids=["anonymous", "named"])
 @pytest.mark.parametrize("kind", ["assignment", "course"])
 def test_everything_on_the_page_is_inside_one_main_landmark(kind, names):
-    html = (page.assignment_page(REPORT, names) if kind == "assignment"
-            else page.course_page([REPORT], [], names))
+    html = (
+        page.assignment_page(REPORT, names)
+        if kind == "assignment"
+        else page.course_page([REPORT], [], names)
+    )
     read = Landmarks(html)
     assert read.mains == 1
     assert read.outside == [], f"outside <main>: {read.outside}"

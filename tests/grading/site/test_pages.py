@@ -30,8 +30,12 @@ def test_a_page_shows_the_solutions_outputs_on_text_cells_and_none_on_answers_or
             assert cell.outputs == [] and "BEGIN" not in cell.source
         else:
             assert cell.outputs == executed.outputs
-    assert stats.withheld == sum(1 for c in solution.cells if c.metadata.get("nbgrader", {})
-                                 .get("solution") or c.metadata.get("nbgrader", {}).get("grade"))
+    assert stats.withheld == sum(
+        1
+        for c in solution.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+        or c.metadata.get("nbgrader", {}).get("grade")
+    )
     setup = next(c for c in page.cells if "selfcheck.load_stamps(" in c.source)
     assert "remove-input" in setup.metadata["tags"] and setup.outputs
 
@@ -52,7 +56,9 @@ def test_links_lead_to_pages_or_become_paths_and_shell_lines_are_ipython():
     text = "[guide](instructors.md#grading), [the script](../binder/postBuild), [x](https://a.b)"
     assert relinked(text, here, pages) == (
         "[guide](instructors.md#grading), the script (`binder/postBuild` in the course's "
-        "repository), [x](https://a.b)")
+        "repository), [x](https://a.b)"
+    )
     assert shell_fences("```python\nimport sys\n!{sys.executable} -m x\n```\n").startswith(
-        "```ipython\n")
+        "```ipython\n"
+    )
     assert shell_fences("```python\nx = 1\n```\n").startswith("```python\n")
