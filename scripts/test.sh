@@ -62,6 +62,10 @@ if [ -n "$hub" ] && ! wait "$hub"; then
   echo "hub/setup.sh failed (its log is above)" >&2
   exit 1
 fi
+# One format and one linter for every Python file ([tool.ruff] in pyproject.toml): quick, so
+# first, and a change that breaks either stops here with what to run (ruff format; ruff check).
+.venv/bin/ruff format --check --quiet . || { echo "ruff format would change the files above: run .venv/bin/ruff format ." >&2; exit 1; }
+.venv/bin/ruff check --quiet .
 # --nbval re-runs solutions/ and compares every stored text output. Two workers (the
 # machine's cores), each test file on one of them, the slowest files first
 # (tests/conftest.py) so that neither worker is left alone with a long one at the end.
