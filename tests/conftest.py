@@ -24,24 +24,26 @@ pytest_plugins = ["support.browser"]
 SYSTEM = Path(__file__).resolve().parent / "system"
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
 
-# Test files of a minute or more, in the order that ran quickest on this 2-core machine
-# (2026-12-02: 7 min 58 s for the suite; with the hub's term first it took 9 min 1 s). The
-# seconds are a file's time from `pytest --durations=0`, summed, on 2026-12-01. Files not
-# named follow in their usual order.
+# Test files of half a minute or more, slowest first, so that neither worker is left alone
+# with a long one at the end. The seconds are each file's longest tests from
+# `pytest --durations=30` in a full run of 2026-12-02 on this 2-core machine, nothing else
+# running (20 min 48 s for the suite). Files not named follow in their usual order.
 SLOWEST_FIRST = [
-    "test_cheats.py",  # 134: a class of cheats, class by class, graded two at a time
-    "test_binder.py",  # 111: Binder's environment built and every notebook run in it
-    "test_course_for.py",  # 110: the course executed for another card
-    "test_grade_every_assignment.py",  # 90: every assignment graded in the box
-    "test_hub.py",  # 80: a JupyterHub with a class of real accounts
-    "test_site.py",  # 131 (2026-12, load average 6): the website built (28) and axe on 19 pages
-    "test_browser.py",  # 80: JupyterLab and Chromium, every explorer moved (252 at load 6-8)
-    "test_journey.py",  # 79: a student's first hour in the browser
-    "test_nbgrader_flow.py",  # 71: a term of 01_floor_plan
-    "test_notebooks.py",  # 69: releases regenerated and run
-    "test_grade_parallel.py",  # 68: a deadline, a killed worker, a killed command
-    "test_capstone.py",  # 65: the capstone's grid searches
-    "test_selfchecks.py",  # 36: wrong answers against every self-check
+    "test_cheats.py",  # 307 + 125: a class of 50 cheats graded, then the timing ones again, busy
+    "test_hub.py",  # 157 + 63: a JupyterHub term with a class of real accounts, the attack
+    "test_grade_every_assignment.py",  # 151: every assignment graded in the box
+    "test_course_for.py",  # 144 + 21: the course executed for another card
+    "test_nbgrader_flow.py",  # 129: a term of 01_floor_plan
+    "test_grade_parallel.py",  # 99 + 58 + 26: a deadline, a killed worker, a killed command
+    "test_class_report.py",  # 117: a class graded and reported
+    "test_binder.py",  # 104: Binder's environment installed from the lock
+    "test_site.py",  # 68 + 30: the website built, axe and 320 px on every page
+    "test_browser.py",  # 150: JupyterLab and Chromium, every explorer moved
+    "test_notebooks.py",  # releases regenerated and run
+    "test_ta_grading.py",  # 44: a TA grades a download on a laptop
+    "test_journey.py",  # 38: a student's first hour in the browser
+    "test_capstone.py",  # the capstone's grid searches
+    "test_selfchecks.py",  # wrong answers against every self-check
 ]
 
 
