@@ -3,7 +3,7 @@
     python -I -m kvlesson.grading.box.watch --fd N --work DIR [--scratch DIR] [--hidden DIR] \\
         [--ledger FILE] -f FILE
 
-imports what every notebook of the course imports (kvlesson, matplotlib's fonts, whose
+imports what every notebook of the course imports (every name of kvlesson, matplotlib's fonts, whose
 first load runs `fc-list` and writes a cache) and what the course's own cells of this
 notebook import (the ledger file's "preload": so the set-up cell takes well under a second
 however busy the machine, and no cell timeout hangs on it), installs a `sys.addaudithook`
@@ -151,6 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     from ipykernel import kernelapp
 
     import_path(args.work)
+    preload_package()
     if args.ledger is not None:
         preload(json.loads(args.ledger.read_text()).get("preload", ()))
         ledger.install(args.fd, args.ledger)
@@ -172,6 +173,16 @@ def import_path(work: Path) -> None:
         and os.path.realpath(entry) != folder
         and not os.path.realpath(entry).startswith(folder + os.sep)
     ]
+
+
+def preload_package() -> None:
+    """Load every name of kvlesson's surface (which the package loads on first use), so that
+    no cell pays for an import of the model's wings, traced by the ledger, within its
+    timeout."""
+    import kvlesson
+
+    for name in kvlesson.__all__:
+        getattr(kvlesson, name)
 
 
 def preload(modules: list[str]) -> None:
