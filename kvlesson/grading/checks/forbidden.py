@@ -186,9 +186,21 @@ def _called(value: object, names: set[str], functions: dict) -> Iterator[types.C
         yield from (f.__code__ for f in _members(value) if f.__name__ in CONSTRUCTORS)
     elif isinstance(value, types.ModuleType) and value.__name__.startswith(PACKAGE):
         for word in names:
-            member = vars(value).get(word)
+            member = package_member(value, word)
             if isinstance(member, types.FunctionType) and member.__code__ in functions:
                 yield member.__code__
+
+
+def package_member(module: types.ModuleType, name: str) -> object:
+    """A member of one of the package's modules, None if it has none: also a name the
+    package's surface loads on first use (`kv.startup`; kvlesson's `__getattr__` imports
+    only the package's own modules, never a student's code)."""
+    if name in vars(module):
+        return vars(module)[name]
+    try:
+        return getattr(module, name)
+    except AttributeError:
+        return None
 
 
 def _members(cls: type) -> Iterator[types.FunctionType]:
@@ -262,6 +274,11 @@ def used_in(source: str, namespace: dict, codes: dict[types.CodeType, str]) -> l
             continue
         value = namespace[head]
         for attr in rest:
+            if isinstance(value, types.ModuleType) and value.__name__.startswith(PACKAGE):
+                value = package_member(value, attr)
+                if value is None:
+                    break
+                continue
             try:
                 value = inspect.getattr_static(value, attr)
             except AttributeError:
