@@ -177,7 +177,7 @@ class BoxedExecute(Execute):
             bwrap_path()  # a clear error before any kernel starts
         self._run_dir = Path(tempfile.mkdtemp(prefix="kvlesson-box-"))
         self._kernels, self._flags, self._lost = 0, [], set()
-        self._counts: dict[str, int] = {}  # a cell's execution count: the cell, the latest
+        self._counts: dict[str, int] = {}  # this kernel's execution counts: the latest cell
         self._catcher: RecordCatcher | None = None  # the record lines of the cell running
         for cell in self.nb.cells:  # what a submitted notebook says was caught counts for nothing
             cell.metadata.pop(CAUGHT, None)
@@ -201,6 +201,8 @@ class BoxedExecute(Execute):
         its cell ran."""
         self.shutdown_kernel = "immediate"
         resume, index = None, start
+        # a new kernel counts from 1 again: a count of the kernel before names another cell
+        self._counts = {}
         with self.setup_kernel():
             info = self.wait_for_reply(self.kc.kernel_info())
             self.nb.metadata["language_info"] = info["content"]["language_info"]
