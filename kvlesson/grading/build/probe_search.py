@@ -31,6 +31,7 @@ from kvlesson.grading.build import mutants
 from kvlesson.grading.build.probe_cells import (  # noqa: F401 (the search's names, kept here)
     SIDES,
     Probes,
+    UnreadProbes,
     WrittenProbe,
     _side_calls,
     declared_mistakes,

@@ -150,7 +150,11 @@ def _stamp_test_cell(
         "from kvlesson.grading.checks import rules as _kvlesson_rules\n_kvlesson_rules.forget()"
     )
     like: dict = {}
-    if right and probe_search.Probes.of(cell.source).found:
+    try:
+        written = probe_search.Probes.of(cell.source)
+    except probe_search.UnreadProbes as error:
+        raise probe_search.UnreadProbes(f"{meta(cell).get('grade_id', index)}: {error}") from None
+    if right and written.found:
         kernel.must(
             f"{cell.source}\nfrom kvlesson.grading.build import probe_inputs as _pi\n"
             f"_pi.alike({cell.source!r}, {bound!r}, {str(scratch / 'alike.json')!r})"

@@ -95,6 +95,17 @@ def test_the_probes_of_a_cell_are_read_with_their_sides_and_inputs():
     assert [(p.args, p.loop) for p in looped.found] == [(("15",), "n"), (("16",), "n")]
 
 
+def test_probes_looped_over_several_inputs_at_once_stop_the_build_with_what_to_write():
+    """A loop over pairs of inputs (a new instructor's Exercise 2.3, issue 27) got no added
+    input from the search, and the build said nothing: it stops, and says what to write."""
+    pairs = (
+        'selfcheck.record("x", [selfcheck.count(f"f({s}, {t})", lambda s=s, t=t: f(s, t), '
+        '"chats") for s, t in ((55, 1_000), (60, 2_500))])'
+    )
+    with pytest.raises(probe_search.UnreadProbes, match=r"for s, t in .*write each call out"):
+        probe_search.Probes.of(pairs)
+
+
 def plan_and_choose(tmp_path: Path, cell_source: str, right: str, wrong_sources: list[str]):
     """Plan in a plain namespace as the kernel would, then choose what to add."""
     namespace = {"selfcheck": selfcheck, "math": math}
