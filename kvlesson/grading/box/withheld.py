@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import compileall
+import fcntl
 import hashlib
 import importlib
 import os
@@ -112,13 +113,24 @@ def digest(names: Iterable[str]) -> str:
 
 def package_without(names: Iterable[str], cache: Path) -> Path:
     """The copy of kvlesson that lacks `names`, made in `cache` if it is not there yet (a
-    folder of its own per set of names; safe when two workers make it at once)."""
+    folder of its own per set of names; made once when several workers ask at once)."""
     wanted = frozenset(names)
     target = Path(cache) / f"kvlesson-{digest(wanted)}"
     if target.is_dir():
         return target
     Path(cache).mkdir(parents=True, exist_ok=True)
-    building = Path(cache) / f".{target.name}.{os.getpid()}"
+    # the run's workers all need it at their first submission: one makes it, the others wait
+    # for it (seconds each: making it imports the whole model) rather than make it again
+    with open(Path(cache) / f".{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not target.is_dir():
+            _make(wanted, target)
+    return target
+
+
+def _make(wanted: frozenset[str], target: Path) -> None:
+    """Write the copy of kvlesson without `wanted` at `target`, whole or not at all."""
+    building = target.parent / f".{target.name}.{os.getpid()}"
     shutil.rmtree(building, ignore_errors=True)
     shutil.copytree(PACKAGE, building, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for wing in WINGS:
@@ -130,6 +142,5 @@ def package_without(names: Iterable[str], cache: Path) -> Path:
     compileall.compile_dir(building, quiet=2, workers=1)
     try:
         building.rename(target)
-    except OSError:  # another worker made it first
+    except OSError:  # made meanwhile by a process that took no lock
         shutil.rmtree(building, ignore_errors=True)
-    return target

@@ -116,3 +116,34 @@ def test_without_every_forbidden_function_of_the_course_every_module_imports(tmp
     import kvlesson
 
     assert done.stdout.strip() == f"{kvlesson.LLAMA_31_8B!r} {kvlesson.QWEN25_7B!r}"
+
+
+def test_workers_asking_at_once_wait_for_one_copy_instead_of_making_their_own(tmp_path):
+    """A grading run's workers all need the copy at their first submission: while one makes
+    it (it holds the lock), another waits, then takes that one, and makes none of its own."""
+    import fcntl
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    target = cache / f"kvlesson-{withheld.digest({'memory_parts'})}"
+    asking = (
+        "import sys; from pathlib import Path; from kvlesson.grading.box import withheld; "
+        "print(withheld.package_without({'memory_parts'}, Path(sys.argv[1])))"
+    )
+    with open(cache / f".{target.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # as the worker making it
+        other = subprocess.Popen(
+            [sys.executable, "-c", asking, str(cache)], stdout=subprocess.PIPE, text=True
+        )
+        try:
+            other.wait(timeout=3)
+            raise AssertionError("the second worker did not wait for the first")
+        except subprocess.TimeoutExpired:
+            pass
+        assert [p.name for p in cache.iterdir()] == [lock.name.rsplit("/", 1)[-1]]  # nothing made
+        target.mkdir()  # the first worker's copy, whole
+        (target / "made-by-the-first").write_text("")
+    out, _ = other.communicate(timeout=120)
+    assert out.strip() == str(target)
+    assert [p.name for p in target.iterdir()] == ["made-by-the-first"]
+    assert sorted(p.name for p in cache.iterdir()) == sorted([target.name, f".{target.name}.lock"])
