@@ -62,7 +62,8 @@ from support.live_html import live
 
 ASSIGNMENT, NOTEBOOK = "01_floor_plan", "floor_plan"
 COURSE_ID = "kvlesson"  # c.CourseDirectory.course_id in nbgrader_config.py
-CELL_TIMEOUT = 5  # seconds; the course's config says 30, no cell here needs more than 1
+CELL_TIMEOUT = 10  # seconds; the course's config says 30; no cell here needs more than 1 on a
+# quiet machine, and 10 leaves room for a core shared with a busy loop (the determinism test)
 MARKER = "kvlesson-cheat-7f3a"  # in command lines and file names the cheats leave
 PWNED = Path("/tmp") / f"{MARKER}-pwned"  # what a file run as the grader would write
 # A TCP server of the grader's machine that no graded notebook may reach.
@@ -1120,35 +1121,33 @@ def _read(path: Path) -> bytes:
 
 
 # Students whose marks could hang on timing: a stuck kernel restarted, a thread, a message
-# the kernel sends itself, a forbidden call the ledger reports late, and an honest one.
+# the kernel sends itself, a forbidden call the ledger reports late (and, after the stuck
+# cell's new kernel, with that kernel's count), and an honest one.
 TIMING = ("solver", "stuck", "threader", "selfsender", "packager")
 
 
+def on_core(core: int):
+    """What a child process runs first: keep it, and all it starts, on that core only."""
+    return lambda: os.sched_setaffinity(0, {core})
+
+
 @contextmanager
-def busy_cores(count: int = 2):
-    """`count` processes that keep a core busy each, for as long as the block runs."""
-    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+def busy_core(core: int = 0):
+    """A process that keeps `core` busy for as long as the block runs."""
+    loop = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=on_core(core))
     try:
         yield
     finally:
-        for loop in loops:
-            loop.kill()
-            loop.wait()
+        loop.kill()
+        loop.wait()
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason=(
-        "an open determinism bug (issue 26): in 1 of 2 full runs on 2026-12-02 the packager's "
-        "forbidden call in its answer cell was also flagged on the next cell (the self-check) "
-        "in one of the two gradings, so its flags differed; not reproduced alone (packager, "
-        "--jobs 2 quiet against --jobs 1 on busy cores: the same). Left visible here, not hidden"
-    ),
-)
-def test_marks_and_flags_are_the_same_with_one_job_on_busy_cores(graded, tmp_path):
+def test_marks_and_flags_are_the_same_with_one_job_on_a_busy_core(graded, tmp_path):
     """Determinism: the students of TIMING, graded again in a course of their own with
-    --jobs 1 while busy loops hold both cores, get exactly the marks and the flags they got
-    in the class's run with --jobs 2."""
+    --jobs 1 on one core that a busy loop shares (the grader, its worker, the box and the
+    kernel all on that core, at half of it or less), get exactly the marks and the flags
+    they got in the class's run with --jobs 2 on both cores. One core, not both: the
+    grading is as starved, and the rest of the test suite keeps the other core."""
     root = copy_course(tmp_path / "course", [ASSIGNMENT])
     set_cell_timeout(root, CELL_TIMEOUT)
     env = {**graded.env, "HOME": str(tmp_path / "instructor")}
@@ -1166,8 +1165,17 @@ def test_marks_and_flags_are_the_same_with_one_job_on_busy_cores(graded, tmp_pat
         "--jobs",
         "1",
     ]
-    with busy_cores():
-        subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    with busy_core(0):
+        done = subprocess.run(
+            command,
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            preexec_fn=on_core(0),
+        )
+    assert done.returncode in (0, 1) and "5 submissions graded" in done.stdout, done.stderr
     again = Graded(root, graded.run, env)
     for student in TIMING:
         assert (again.grades(student), again.flags(student)) == (
