@@ -50,6 +50,27 @@ def run_nbgrader(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.
     return done
 
 
+def generate(course: Path, assignments: list[str], env: dict[str, str]) -> None:
+    """`nbgrader generate_assignment A --force` for each of `assignments`, as the instructor
+    account, in one process (with nbgrader's own API, as `kvlesson build` releases: nbgrader
+    started once instead of once per assignment); fail with nbgrader's words if one fails."""
+    done = subprocess.run(
+        [sys.executable, "-m", "kvlesson.grading.course.gradebook", *assignments],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=NBGRADER_TIMEOUT,
+        check=False,
+    )
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or lines[-1:] != ["{}"]:
+        pytest.fail(
+            f"generating {assignments} in {course} failed:\n{done.stdout[-3000:]}"
+            f"\n{done.stderr[-3000:]}"
+        )
+
+
 def run_grade(
     course: Path, assignment: str | list[str], env: dict[str, str]
 ) -> subprocess.CompletedProcess:

@@ -23,9 +23,9 @@ from kvlesson.grading.course.key import key_path, read_key
 from support.course import (
     account_env,
     edit_notebook,
+    generate,
     instructor_solutions,
     run_grade,
-    run_nbgrader,
 )
 from support.paths import ROOT
 
@@ -46,8 +46,7 @@ def graded(tmp_path_factory) -> Path:
     base = tmp_path_factory.mktemp("every_assignment")
     root = command.copy_course(base / "course", GRADED)
     env = account_env(base / "instructor", "instructor")
-    for assignment in GRADED:
-        run_nbgrader(["generate_assignment", assignment, "--force"], root, env)
+    generate(root, GRADED, env)  # nbgrader's generate_assignment --force, one process for all
     for assignment in GRADED:
         notebook = notebook_name(assignment)
         folder = root / "submitted" / STUDENT / assignment
