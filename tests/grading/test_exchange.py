@@ -26,8 +26,8 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from kvlesson.grading import exchange
 from kvlesson.grading.course import seal
+from kvlesson.grading.exchange.submit import SUBMISSION_MODE
 from support.paths import ROOT
 
 ASSIGNMENT = "02_ceiling"
@@ -318,7 +318,7 @@ def test_a_submission_is_left_to_its_student_and_the_instructors(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     [folder] = (course / "inbound").iterdir()
     info = folder.stat()
-    assert oct(info.st_mode & 0o7777) == oct(exchange.SUBMISSION_MODE)
+    assert oct(info.st_mode & 0o7777) == oct(SUBMISSION_MODE)
     assert info.st_gid == grp.getgrnam("daemon").gr_gid  # the instructors'
 
 
