@@ -40,7 +40,7 @@ c.Execute.interrupt_on_timeout = True
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 
-# The exchange, safe between accounts (kvlesson/grading/exchange.py): collect seals each
+# The exchange, safe between accounts (kvlesson/grading/exchange/): collect seals each
 # submission (a link planted in the exchange to your notebook, keys/ or the gradebook is left
 # out and flagged) and skips work handed in under a classmate's name; submit leaves a
 # submission to its student and the instructors; feedback is never released through a link.

@@ -13,7 +13,8 @@ keeps them):
 * `marking/` (checks, course): an autograded notebook and its key to marks. Pure: no
   writes, no processes.
 * `build/` (checks, course): `kvlesson build` and `for`: execute, search probes, stamp.
-* `exchange.py` (course): nbgrader's exchange made safe between accounts.
+* `exchange/` (course): nbgrader's exchange made safe between accounts: collect, submit,
+  the release of feedback.
 * `site/` (course, build): `kvlesson site`, the course as an offline static website.
 * `report/` (course, marking): what the class got wrong, read from the course.
 * `grade/` (course, box, marking, report): `kvlesson grade`: workers, a deadline, one writer.

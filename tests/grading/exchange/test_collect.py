@@ -1,67 +1,28 @@
-"""nbgrader's exchange as the course configures it, between Unix accounts.
+"""nbgrader's collect as the course configures it (`SafeCollect`), between Unix accounts.
 
-Real `nbgrader collect` and `nbgrader submit` commands on an exchange laid out as
-docs/jupyterhub.md lays it out, with submission folders owned by other system accounts
-(`daemon`, `bin`, `nobody`: root can hand a folder to any of them). What a student must
-not be able to do through the exchange: hand in work under a classmate's name, stop the
-collection of the whole class with any entry of inbound, lose a classmate (or themselves)
-the copy collected before, hand in late work named with an earlier time, be collected from
-outside the course's roster, supply the notes collect writes beside a submission, or leave
-a submission writable by classmates.
+Real `nbgrader collect` commands on an exchange's inbound holding submission folders owned
+by other system accounts. What a student must not be able to do through the exchange: hand
+in work under a classmate's name, stop the collection of the whole class with any entry of
+inbound, lose a classmate (or themselves) the copy collected before, hand in late work named
+with an earlier time, be collected from outside the course's roster, or supply the notes
+collect writes beside a submission.
 """
 
 from __future__ import annotations
 
 import datetime
-import grp
 import os
-import pwd
 import shutil
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import nbformat
-import pytest
 from nbgrader.api import Gradebook
 
-from kvlesson.grading import exchange
 from kvlesson.grading.course import seal
-from support.paths import ROOT
+from support.exchange import AS_ROOT, ASSIGNMENT, nbgrader, now_stamp, uid
 
-ASSIGNMENT = "02_ceiling"
-
-pytestmark = pytest.mark.skipif(
-    os.geteuid() != 0, reason="the exchange test hands folders to other accounts: run as root"
-)
-
-
-def nbgrader(command: list[str], cwd: Path, home: Path, **env: str) -> subprocess.CompletedProcess:
-    environment = {
-        **os.environ,
-        "HOME": str(home),
-        "JUPYTER_CONFIG_DIR": str(home / ".jupyter"),
-        **env,
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "nbgrader", *command],
-        cwd=cwd,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def uid(name: str) -> int:
-    return pwd.getpwnam(name).pw_uid
-
-
-def now_stamp(minutes_ago: float = 0) -> str:
-    """A submission time as nbgrader writes it, `minutes_ago` before now (UTC)."""
-    seconds = time.time() - minutes_ago * 60
-    return time.strftime("%Y-%m-%d %H:%M:%S.000000 UTC", time.gmtime(seconds))
+pytestmark = AS_ROOT
 
 
 def hand_in(inbound: Path, name: str, owner: str, work: str, timestamp: str) -> Path:
@@ -74,14 +35,6 @@ def hand_in(inbound: Path, name: str, owner: str, work: str, timestamp: str) -> 
     for path in [folder, *folder.iterdir()]:
         os.chown(path, uid(owner), -1)
     return folder
-
-
-@pytest.fixture
-def course(tmp_path) -> Path:
-    course = tmp_path / "course"
-    course.mkdir()
-    shutil.copy(ROOT / "nbgrader_config.py", course)
-    return course
 
 
 def collect(course: Path, tmp_path: Path, *options: str) -> subprocess.CompletedProcess:
@@ -244,93 +197,6 @@ def test_only_the_students_on_the_roster_are_collected(tmp_path, course):
     done = collect(course, tmp_path)
     assert sorted(p.name for p in (course / "submitted").iterdir()) == ["bin", "daemon"]
     assert "nobody is not on the course's roster" in done.stdout + done.stderr
-
-
-def test_feedback_of_a_submission_nbgrader_did_not_make_costs_only_its_student(tmp_path, course):
-    """A submission made by hand (no submission_secret.txt, whose hash names the page): plain
-    nbgrader stops releasing the feedback of the whole class there."""
-    (tmp_path / "exchange" / "kvlesson").mkdir(parents=True)
-    for student, secret in (("daemon", "daemons secret"), ("bin", None)):
-        folder = course / "feedback" / student / ASSIGNMENT
-        folder.mkdir(parents=True)
-        (folder / "ceiling.html").write_text(f"<p>feedback of {student}</p>")
-        (folder / "timestamp.txt").write_text(now_stamp())
-        if secret:
-            (folder / "submission_secret.txt").write_text(secret)
-    done = nbgrader(
-        ["release_feedback", ASSIGNMENT, f"--Exchange.root={tmp_path / 'exchange'}"],
-        course,
-        tmp_path,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    released = [p.read_text() for p in (tmp_path / "exchange" / "kvlesson" / "feedback").iterdir()]
-    assert released == ["<p>feedback of daemon</p>"]
-    assert (
-        "No feedback released for bin: their submission holds no submission_secret.txt"
-        in done.stdout + done.stderr
-    )
-
-
-def exchange_as_the_guide_makes_it(root: Path, group: str, owner: str = "root") -> Path:
-    """The course's folders in the exchange, as docs/jupyterhub.md has the admin make them:
-    owned by the instructor, with the instructors' group; inbound set-group-id and sticky."""
-    course = root / "kvlesson"
-    for folder, mode in (
-        (root, 0o1777),
-        (course, 0o755),
-        (course / "outbound", 0o755),
-        (course / "inbound", 0o3733),
-        (course / "feedback", 0o711),
-    ):
-        folder.mkdir(exist_ok=True)
-        os.chown(
-            folder,
-            uid(owner) if folder != root else 0,
-            0 if folder == root else grp.getgrnam(group).gr_gid,
-        )
-        folder.chmod(mode)
-    release = course / "outbound" / ASSIGNMENT
-    release.mkdir()
-    nbformat.write(nbformat.v4.new_notebook(), release / "ceiling.ipynb")
-    return course
-
-
-def submit(tmp_path: Path, exchange: Path) -> subprocess.CompletedProcess:
-    """A student's `nbgrader submit`, with the configuration the hub gives every account."""
-    student = tmp_path / "student"
-    (student / ASSIGNMENT).mkdir(parents=True)
-    nbformat.write(nbformat.v4.new_notebook(), student / ASSIGNMENT / "ceiling.ipynb")
-    config = tmp_path / "everyone"
-    config.mkdir()
-    shutil.copy(ROOT / "hub" / "nbgrader_config.py", config)
-    return nbgrader(
-        ["submit", ASSIGNMENT],
-        student,
-        student,
-        JUPYTER_CONFIG_PATH=str(config),
-        KVLESSON_EXCHANGE=str(exchange),
-    )
-
-
-def test_a_submission_is_left_to_its_student_and_the_instructors(tmp_path):
-    course = exchange_as_the_guide_makes_it(tmp_path / "exchange", group="daemon")
-    done = submit(tmp_path, tmp_path / "exchange")
-    assert done.returncode == 0, done.stdout + done.stderr
-    [folder] = (course / "inbound").iterdir()
-    info = folder.stat()
-    assert oct(info.st_mode & 0o7777) == oct(exchange.SUBMISSION_MODE)
-    assert info.st_gid == grp.getgrnam("daemon").gr_gid  # the instructors'
-
-
-def test_no_submission_into_an_inbound_folder_whose_group_holds_students(tmp_path):
-    # inbound owned by another account, with a group the submitting account is in: its
-    # classmates would be in it too.
-    course = exchange_as_the_guide_makes_it(tmp_path / "exchange", group="root", owner="daemon")
-    done = submit(tmp_path, tmp_path / "exchange")
-    assert done.returncode != 0
-    assert "Not submitted: the course's inbound folder" in done.stdout + done.stderr
-    assert "belongs to the group root, which you are in" in done.stdout + done.stderr
-    assert list((course / "inbound").iterdir()) == []
 
 
 def test_where_every_account_is_one_user_the_owner_check_can_be_turned_off(tmp_path, course):

@@ -1,0 +1,123 @@
+"""An entry of the exchange's inbound as collect reads it: its name, and its time.
+
+An entry that is a file, a link, a folder collect cannot list, or whose name holds no time
+or names no student (not UTF-8, a line break) is not collected, and is said so in words. A
+submission's time is when its files were last changed in the exchange (their change time,
+which no account can set back), not the time its folder's name holds; a name that says
+otherwise is flagged, and the collected copy's timestamp.txt is written with the time the
+submission counts at.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import stat
+from pathlib import Path
+
+from nbgrader.utils import parse_utc
+
+from kvlesson.grading.course.seal import kind_of
+
+SLACK = datetime.timedelta(minutes=2)  # a folder's name and its files' last change, unflagged
+MOST_ENTRIES = 2000  # the entries of one submission looked at for its time (seal keeps 200)
+NO_TIME = datetime.datetime.min  # the time of an entry that is not collected
+
+
+def shown(name: str) -> str:
+    """An entry's name as a log line or a note may show it: a name that is not UTF-8 with
+    its odd bytes escaped, a line break as \\n."""
+    text = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def id_problem(username: str) -> str:
+    """Why an entry's name names no student ("" when it names one)."""
+    try:
+        username.encode("utf-8")
+    except UnicodeEncodeError:
+        return "its name is not UTF-8 text, so it names no student"
+    if not username.isprintable():
+        return "its name holds a line break or another control character, so it names no student"
+    if username in ("", ".", "..") or "/" in username:
+        return "its name names no student"
+    return ""
+
+
+def entry_problem(path: str) -> str:
+    """Why an entry of inbound is not a submission that can be collected ("" if it is)."""
+    try:
+        info = os.lstat(path)
+    except OSError as error:
+        return f"it cannot be looked at ({error.strerror})"
+    if not stat.S_ISDIR(info.st_mode):
+        return f"it is {kind_of(info.st_mode) or 'a file'}, not a submission folder"
+    try:
+        os.listdir(path)
+    except OSError as error:
+        return f"its folder cannot be listed ({error.strerror})"
+    return ""
+
+
+def last_change(folder: str | Path) -> tuple[datetime.datetime, str]:
+    """When anything in the submission folder was last changed (UTC), and what: the latest
+    change time (ctime) of the folder and everything in it, links not followed. No account
+    can set a change time back: it is when the submission was last written."""
+    latest, what, seen = NO_TIME, "", 0
+    for top, dirs, files in os.walk(folder):  # links not followed
+        for name in (".", *dirs, *files):
+            path = os.path.join(top, name)
+            try:
+                changed = os.lstat(path).st_ctime
+            except OSError:
+                continue
+            moment = datetime.datetime.fromtimestamp(changed, datetime.timezone.utc)
+            moment = moment.replace(tzinfo=None)
+            if moment > latest:
+                where = os.path.relpath(path, folder)
+                latest, what = moment, "the folder" if where == "." else shown(where)
+            seen += 1
+            if seen >= MOST_ENTRIES:
+                return latest, what
+    return latest, what
+
+
+def time_notes(named: datetime.datetime | None, changed: datetime.datetime, last: str) -> list[str]:
+    """In words, when the time a submission's folder name holds is not when its files were
+    last changed: the later is the time it counts at."""
+    if named is None or abs(changed - named) <= SLACK:
+        return []
+    when = f"{changed:%Y-%m-%d %H:%M:%S} UTC"
+    if changed > named:
+        return [
+            f"its folder's name says it was handed in at {named:%Y-%m-%d %H:%M:%S} UTC, "
+            f"but {last} was last changed in the exchange at {when} (named with an "
+            f"earlier time, or edited after it was handed in): it counts as handed in "
+            f"at {when}"
+        ]
+    return [
+        f"its folder's name holds a time after its files were last changed "
+        f"({named:%Y-%m-%d %H:%M:%S} UTC): it counts as handed in at {when}"
+    ]
+
+
+def put_back_time(
+    dest: Path, counted: datetime.datetime, named: datetime.datetime | None
+) -> list[str]:
+    """Write the time the submission counts at into the collected copy's timestamp.txt,
+    which nbgrader reads later (for lateness, and to decide what to update; a time it cannot
+    read stops a whole `collect --update`); in words, a timestamp.txt that did not say the
+    time its folder's name holds, as nbgrader's submit writes both."""
+    path = dest / "timestamp.txt"
+    written = path.read_text(errors="replace").strip() if path.is_file() else ""
+    mine = counted.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    path.write_text(mine)
+    try:
+        if not written or named is None or parse_utc(written) == named:
+            return []
+    except (ValueError, OverflowError):
+        pass
+    return [
+        f"timestamp.txt said {shown(written[:40])!r}, not the time its folder's name holds: "
+        f"it is {mine}, the time the submission counts at"
+    ]
