@@ -30,10 +30,9 @@ UNIT_ONLY = re.compile(r"""["'][a-z/ ]{1,12}["'][)\],]*""")
 # Running nbgrader
 
 
-def run_nbgrader(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    """Run `python -m nbgrader ARGS` in `cwd`; fail with its whole output if it fails."""
-    command = [sys.executable, "-m", "nbgrader", *args]
-    done = subprocess.run(
+def run_as(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run `command` in `cwd` with an account's environment, its output captured as text."""
+    return subprocess.run(
         command,
         cwd=cwd,
         env=env,
@@ -42,6 +41,11 @@ def run_nbgrader(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.
         timeout=NBGRADER_TIMEOUT,
         check=False,
     )
+
+
+def run_nbgrader(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run `python -m nbgrader ARGS` in `cwd`; fail with its whole output if it fails."""
+    done = run_as([sys.executable, "-m", "nbgrader", *args], cwd, env)
     if done.returncode != 0:
         pytest.fail(
             f"`nbgrader {' '.join(args)}` exited {done.returncode} in {cwd}\n"
@@ -54,14 +58,8 @@ def generate(course: Path, assignments: list[str], env: dict[str, str]) -> None:
     """`nbgrader generate_assignment A --force` for each of `assignments`, as the instructor
     account, in one process (with nbgrader's own API, as `kvlesson build` releases: nbgrader
     started once instead of once per assignment); fail with nbgrader's words if one fails."""
-    done = subprocess.run(
-        [sys.executable, "-m", "kvlesson.grading.course.gradebook", *assignments],
-        cwd=course,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=NBGRADER_TIMEOUT,
-        check=False,
+    done = run_as(
+        [sys.executable, "-m", "kvlesson.grading.course.gradebook", *assignments], course, env
     )
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or lines[-1:] != ["{}"]:
