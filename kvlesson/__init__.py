@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 
-# Where each name of the package's surface lives.
+# Where each name of the package's surface lives, by the module that defines it.
 _HOMES = {
     "kvlesson.memory.floor": (
         "BLOCK_TOKENS",
@@ -96,66 +96,8 @@ _HOMES = {
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 _WINGS = ("memory", "serving", "lesson", "grading")
 
-__all__ = [
-    "Latency",
-    "Request",
-    "Spread",
-    "agents",
-    "burst_arrivals",
-    "chat_times",
-    "latency",
-    "office_day",
-    "percentile",
-    "poisson_arrivals",
-    "queue_frame",
-    "A100_40GB",
-    "A100_80GB",
-    "A100_80GIB",
-    "BLOCK_TOKENS",
-    "CAPS",
-    "Chat",
-    "GPU",
-    "H100_80GB",
-    "LLAMA_31_8B",
-    "LLAMA_33_70B",
-    "MemoryParts",
-    "Model",
-    "QWEN25_7B",
-    "RESERVE_BYTES",
-    "Room",
-    "ServeResult",
-    "ServerWontStart",
-    "Step",
-    "TYPICAL_CHAT",
-    "as_gib",
-    "blocks_for",
-    "cap_sweep",
-    "check_starts",
-    "first_share_with_blocks",
-    "gpu",
-    "knee",
-    "lesson_chats",
-    "lowest_share",
-    "memory_parts",
-    "model",
-    "prefill_floor",
-    "prefill_seconds",
-    "room",
-    "serve",
-    "serve_fast",
-    "stops_paying",
-    "trace",
-    # notebook 5: a real server's start-up
-    "LogCheck",
-    "RTX_3090",
-    "Startup",
-    "VllmLog",
-    "check_log",
-    "max_concurrency",
-    "pool_tokens",
-    "read_vllm_log",
-    "startup",
-]
+# The package's surface: every name above, for `from kvlesson import *` and `dir(kv)`.
+__all__ = [name for names in _HOMES.values() for name in names]
 
 
 def __getattr__(name: str):

@@ -3,8 +3,8 @@
     python -I -m kvlesson.grading.box.watch --fd N --work DIR [--scratch DIR] [--hidden DIR] \\
         [--ledger FILE] -f FILE
 
-imports what every notebook of the course imports (every name of kvlesson, matplotlib's fonts, whose
-first load runs `fc-list` and writes a cache) and what the course's own cells of this
+imports what every notebook of the course imports (every name of kvlesson, matplotlib's
+fonts, whose first load runs `fc-list` and writes a cache) and what the course's own cells of this
 notebook import (the ledger file's "preload": so the set-up cell takes well under a second
 however busy the machine, and no cell timeout hangs on it), installs a `sys.addaudithook`
 hook (Python offers no way to remove one), then starts ipykernel.

@@ -131,12 +131,13 @@ def _looped(side: str, node: ast.AST, source: str) -> list[WrittenProbe]:
     """`[selfcheck.count(f"f({x})", lambda x=x: f(x), ...) for x in (1, 2, 3)]`. A loop over
     pairs of written inputs (`for share, tokens in ((55, 1_000), ...)`) is refused with what
     to write instead: the search would add no input for it, and say nothing."""
-    if (
+    if not (
         isinstance(node, ast.ListComp)
         and len(node.generators) == 1
-        and isinstance(node.generators[0].target, ast.Tuple)
         and isinstance(node.generators[0].iter, ast.Tuple)
     ):
+        return []
+    if isinstance(node.generators[0].target, ast.Tuple):
         loop = ", ".join(ast.unparse(e) for e in node.generators[0].target.elts)
         raise UnreadProbes(
             f"the probes of `{side}(...)` loop over several inputs at once (`for {loop} in "
@@ -144,12 +145,7 @@ def _looped(side: str, node: ast.AST, source: str) -> list[WrittenProbe]:
             "them. Loop over one input (`for x in (1, 2, 3)`), or write each call out as its "
             f'own probe (`selfcheck.count("f(55, 1_000)", lambda: f(55, 1_000), ...)`)'
         )
-    if not (
-        isinstance(node, ast.ListComp)
-        and len(node.generators) == 1
-        and isinstance(node.generators[0].target, ast.Name)
-        and isinstance(node.generators[0].iter, ast.Tuple)
-    ):
+    if not isinstance(node.generators[0].target, ast.Name):
         return []
     maker, var = _maker(node.elt), node.generators[0].target.id
     if maker is None or [ast.unparse(a) for a in maker.args[1].body.args] != [var]:

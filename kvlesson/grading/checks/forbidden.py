@@ -195,12 +195,7 @@ def package_member(module: types.ModuleType, name: str) -> object:
     """A member of one of the package's modules, None if it has none: also a name the
     package's surface loads on first use (`kv.startup`; kvlesson's `__getattr__` imports
     only the package's own modules, never a student's code)."""
-    if name in vars(module):
-        return vars(module)[name]
-    try:
-        return getattr(module, name)
-    except AttributeError:
-        return None
+    return getattr(module, name, None)
 
 
 def _members(cls: type) -> Iterator[types.FunctionType]:
