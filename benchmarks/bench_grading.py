@@ -25,7 +25,7 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repository, uninstalled
 
-from kvlesson.grading.build import command as course_build  # noqa: E402
+from kvlesson.authoring import command as course_build  # noqa: E402
 
 ASSIGNMENT, NOTEBOOK = "01_floor_plan", "floor_plan"
 

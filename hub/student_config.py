@@ -2,7 +2,7 @@
 
     JUPYTER_CONFIG_DIR=/opt/kvlesson-hub/etc/student python hub/student_config.py
 
-A student on the hub gets the student interface of kvlesson.grading.student_lab (the one list of
+A student on the hub gets the student interface of kvlesson.delivery.lab (the one list of
 nbgrader's tools a student does not see, shared with Binder and scripts/open.sh) in its
 exchange form: students fetch and submit through nbgrader's Assignment List, so it and the
 Nbgrader menu stay. The plugins are disabled and locked, and the server extensions switched
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from jupyterlab.commands import get_app_dir
 
-from kvlesson.grading.student_lab import NEWS_OFF, NEWS_PLUGIN, merge_json, set_up
+from kvlesson.delivery.lab import NEWS_OFF, NEWS_PLUGIN, merge_json, set_up
 
 
 def main() -> None:

@@ -11,8 +11,8 @@
 `python -m kvlesson VERB ...` is the same command. Each verb lives in the module that does its
 job (the table VERBS), which gives its arguments and runs it; only the verb asked for is
 imported, so `kvlesson numbers` starts without nbgrader. The addresses of earlier releases
-(`python -m kvlesson.grade`, `.course`, `.student`, and `python -m kvlesson --gpu ...`)
-still work for one release, and say what to type instead.
+(`python -m kvlesson.grade`, `.course`, `.student`, `.box`, `python -m kvlesson --gpu ...`)
+are gone (CHANGELOG.md, 2026-12-07).
 """
 
 from __future__ import annotations
@@ -44,27 +44,27 @@ VERBS = {
         "kvlesson.lesson.printout", "", "print every number the lesson quotes, section by section"
     ),
     "open": Verb(
-        "kvlesson.grading.student_lab",
+        "kvlesson.delivery.lab",
         "open",
         "open the course in JupyterLab: a student's (Validate only) or --instructor's",
     ),
     "student": Verb(
-        "kvlesson.grading.student_lab",
+        "kvlesson.delivery.lab",
         "student",
         "give a JupyterLab the student's interface (Binder, a hub, open)",
     ),
     "build": Verb(
-        "kvlesson.grading.build.command",
+        "kvlesson.authoring.command",
         "build",
         "execute solutions/, stamp the self-checks, write keys/ and release notebooks/",
     ),
     "generate": Verb(
-        "kvlesson.grading.build.command",
+        "kvlesson.authoring.command",
         "generate",
         "record the assignments in the gradebook (a new clone, before a release)",
     ),
     "for": Verb(
-        "kvlesson.grading.build.command",
+        "kvlesson.authoring.command",
         "for",
         "write the course, executed, for another card, model or setting",
     ),
@@ -79,15 +79,10 @@ VERBS = {
         "write the class report of the graded assignments (what the class got wrong)",
     ),
     "site": Verb(
-        "kvlesson.grading.site.command",
+        "kvlesson.delivery.site.command",
         "",
         "build the course as an offline static website (the site extra)",
     ),
-}
-OLD_ADDRESSES = {  # an earlier release's address: the verb it is now (None: its first word)
-    "kvlesson.grade": "grade",
-    "kvlesson.course": None,
-    "kvlesson.student": "student",
 }
 
 
@@ -140,9 +135,6 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("-h", "--help"):
         print(overview())
         return 0 if argv else 2
-    if argv[0].startswith("-"):  # an earlier release's `python -m kvlesson --gpu ...`
-        said("python -m kvlesson " + " ".join(argv), "kvlesson numbers " + " ".join(argv))
-        argv.insert(0, "numbers")
     if argv[0] not in VERBS:
         print(
             f"kvlesson: no verb {argv[0]!r}; the verbs are {', '.join(VERBS)} "
@@ -151,30 +143,3 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     return run_verb(argv[0], argv[1:])
-
-
-def said(old: str, new: str) -> None:
-    print(
-        f"kvlesson: `{old}` is now `{new}`; the old address goes in the next release",
-        file=sys.stderr,
-    )
-
-
-def old_address(module: str, argv: list[str] | None = None) -> int:
-    """An earlier release's `python -m MODULE ARGS`: say what to type now, and run it."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    verb = OLD_ADDRESSES[module]
-    if verb is None:  # `python -m kvlesson.course build ...`: the first word is the verb
-        if not argv or argv[0] not in VERBS:
-            print(
-                f"python -m {module}: give a verb: {', '.join(('build', 'generate', 'for', 'site'))} "
-                "(it is now `kvlesson VERB`)",
-                file=sys.stderr,
-            )
-            return 2
-        verb, argv = argv[0], argv[1:]
-    said(
-        f"python -m {module} {verb if OLD_ADDRESSES[module] is None else ''}".rstrip(),
-        f"kvlesson {verb}",
-    )
-    return run_verb(verb, argv)

@@ -14,7 +14,7 @@
 # only when pyproject.toml or constraints.txt changes. For the tests:
 # KVLESSON_PYTHON names a Python that already has the course (no venv, no pip).
 #
-# A student's JupyterLab (`kvlesson open`, kvlesson/grading/student_lab.py) serves notebooks/
+# A student's JupyterLab (`kvlesson open`, kvlesson/delivery/lab.py) serves notebooks/
 # (every notebook and every link between them opens; solutions/ is out of reach) and reads its
 # Jupyter config from .kvlesson/student/, where `kvlesson student --user` hides nbgrader's
 # instructor tools and the news question: the instructor's own config (~/.jupyter) is never

@@ -1,19 +1,22 @@
 """The package's layout as rules (docs/architecture.md), read from the imports.
 
-kvlesson has four wings, each a subpackage, in layers: the model's `memory` and
-`serving`, the `lesson` (what the notebooks show) and `grading` (the course's
-machinery), with `arguments` (checks on what a caller passes in) under them all. A
-module may import its own wing and the wings below it, never one above; the package
-root, the one command (`kvlesson.cli`) and the commands' entry modules sit on top.
-Inside `grading`, sub-wings by role and by where the code runs stand on floors of their
-own (GRADING): each may import itself and the sub-wings its row names, nothing else of
-the wing. No import circle, at any depth. Imports are read as code (`ast`), at the top
-of a module and inside its functions.
+kvlesson has six wings, each a subpackage with a one-line rule of what it may import
+(WINGS): the model's `memory` and `serving`, the `lesson` (what the notebooks show),
+`grading` (what grades a class), `authoring` (what makes a release: `kvlesson build`, `for`)
+and `delivery` (what reaches a student: the website, the student's JupyterLab), with
+`arguments` (checks on what a caller passes in) under them all. The package root, the one
+command (`kvlesson.cli`) and `__main__` sit on top. Inside `grading`, sub-wings by role and
+by where the code runs stand on floors of their own (GRADING): each may import itself and
+the sub-wings its row names, nothing else of the wing. No import circle, at any depth.
+Imports are read as code (`ast`), at the top of a module and inside its functions. No
+folder of the package or the tests has a name that a tool skips (pytest's `norecursedirs`:
+`build`, `dist`, `venv`, a leading dot, ...).
 """
 
 from __future__ import annotations
 
 import ast
+import fnmatch
 from pathlib import Path
 
 import pytest
@@ -21,39 +24,47 @@ import pytest
 from support.paths import ROOT
 
 PACKAGE = ROOT / "kvlesson"
-# Each wing and what it may import besides itself: lower layers only.
-LAYERS = [
-    "kvlesson.arguments",
-    "kvlesson.memory",
-    "kvlesson.serving",
-    "kvlesson.lesson",
-    "kvlesson.grading",
-]
+TESTS = ROOT / "tests"
 ROOT = "kvlesson"  # the package's __init__: `import kvlesson as kv`, the model's public names
-COMMAND = "kvlesson.cli"  # the one command, `kvlesson VERB`: imported by the entries only
-ENTRIES = {
-    "kvlesson.__main__",
-    "kvlesson.grade",
-    "kvlesson.course",
-    "kvlesson.student",
-    "kvlesson.box",
-}  # the commands' addresses: on top, imported by nothing
+MODEL = {"arguments", "memory", "serving", "lesson"}
+# Each wing, and what it may import besides itself: a wing, one sub-wing of grading
+# ("grading.checks"), or the package root ("kvlesson", whose names load the model on first use).
+WINGS: dict[str, set[str]] = {
+    "arguments": set(),
+    "memory": {"arguments"},
+    "serving": {"arguments", "memory"},
+    "lesson": {"arguments", "memory", "serving"},
+    "grading": MODEL | {ROOT},
+    "authoring": MODEL | {ROOT, "grading.checks", "grading.course"},
+    "delivery": MODEL | {ROOT, "grading.course", "authoring"},
+}
+COMMAND = "kvlesson.cli"  # the one command, `kvlesson VERB`: imported by the entry only
+ENTRIES = {"kvlesson.__main__"}  # `python -m kvlesson VERB`: on top, imported by nothing
 # The grading wing's sub-wings and what each may import of the wing besides itself, lowest
 # first (docs/architecture.md's table): what runs in the student's kernel, the course on disk
-# (the ground floor), the box, the marking (pure), the build, the exchange, the website, the
-# class report, the grade command; the student's Lab imports nothing of the wing.
+# (the ground floor), the box, the marking (pure), the exchange, the class report, the grade
+# command.
 GRADING = {
     "checks": set(),
     "course": set(),
     "box": {"checks", "course"},
     "marking": {"checks", "course"},
-    "build": {"checks", "course"},
     "exchange": {"course"},
-    "site": {"course", "build"},
     "report": {"course", "marking"},
     "grade": {"course", "box", "marking", "report"},
-    "student_lab": set(),
 }
+# Folder names that pytest (its default `norecursedirs`), packagers and editors' watchers skip.
+SKIPPED_BY_TOOLS = [
+    "*.egg",
+    ".*",
+    "_darcs",
+    "build",
+    "CVS",
+    "dist",
+    "node_modules",
+    "venv",
+    "{arch}",
+]
 
 
 def module_name(path: Path) -> str:
@@ -89,12 +100,10 @@ def import_map() -> dict[str, set[str]]:
     return {name: imports_of(path, set(known)) for name, path in known.items()}
 
 
-def layer_of(module: str) -> int | None:
-    """The index in LAYERS of the wing `module` belongs to (None: the root or an entry)."""
-    for index, wing in enumerate(LAYERS):
-        if module == wing or module.startswith(wing + "."):
-            return index
-    return None
+def wing_of(module: str) -> str | None:
+    """The wing `module` belongs to (None: the root, the command or an entry)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in WINGS else None
 
 
 def sub_wing(module: str) -> str | None:
@@ -103,34 +112,41 @@ def sub_wing(module: str) -> str | None:
     return parts[2] if len(parts) > 2 and parts[:2] == ["kvlesson", "grading"] else None
 
 
+def allowed(module: str, target: str) -> bool:
+    """Whether `module`'s wing may import `target` (WINGS; GRADING inside the grading wing)."""
+    mine, theirs = wing_of(module), wing_of(target)
+    rule = WINGS[mine]
+    if theirs is None:
+        return target == ROOT and ROOT in rule
+    if theirs == mine:
+        inside = sub_wing(module), sub_wing(target)
+        return None in inside or inside[1] in GRADING[inside[0]] | {inside[0]}
+    return theirs in rule or (theirs == "grading" and f"grading.{sub_wing(target)}" in rule)
+
+
 def broken_rules(imports: dict[str, set[str]]) -> list[str]:
-    """Every import that goes up a layer, reaches an entry module or the one command (from
-    anything but an entry), reaches the package root from a wing below grading (the root
-    imports the model: a circle), or crosses between grading's sub-wings against GRADING."""
+    """Every import against the rules: one that reaches the entry, or the one command from
+    anything but the entry, or crosses from a wing to what its rule (WINGS) does not name, or
+    between grading's sub-wings against GRADING."""
     broken = []
     for module, targets in sorted(imports.items()):
-        mine = layer_of(module)
         for target in sorted(targets):
-            theirs = layer_of(target)
             if target in ENTRIES:
                 broken.append(f"{module} imports the command entry {target}")
             elif target == COMMAND and module not in ENTRIES:
                 broken.append(f"{module} imports the one command {COMMAND}")
-            elif mine is None:
-                continue  # the root, the command and the entries may use every wing
-            elif (
-                sub_wing(module)
-                and sub_wing(target)
-                and sub_wing(target) not in GRADING[sub_wing(module)] | {sub_wing(module)}
-            ):
+            elif wing_of(module) is None or allowed(module, target):
+                continue  # the root, the command and the entry may use every wing
+            elif wing_of(module) == wing_of(target) == "grading":
                 broken.append(
                     f"{module} (grading/{sub_wing(module)}) imports {target} "
                     f"(grading/{sub_wing(target)})"
                 )
-            elif theirs is None and mine < LAYERS.index("kvlesson.grading"):
-                broken.append(f"{module} imports the package root {target}")
-            elif theirs is not None and theirs > mine:
-                broken.append(f"{module} ({LAYERS[mine]}) imports {target} ({LAYERS[theirs]})")
+            else:
+                broken.append(
+                    f"{module} ({wing_of(module)}) imports {target} "
+                    f"({wing_of(target) or 'the package root'})"
+                )
     return broken
 
 
@@ -158,7 +174,7 @@ def test_every_module_belongs_to_a_wing_or_is_an_entry():
     stray = [
         name
         for name in modules()
-        if layer_of(name) is None and name not in ENTRIES | {COMMAND, ROOT}
+        if wing_of(name) is None and name not in ENTRIES | {COMMAND, ROOT}
     ]
     assert not stray, f"modules outside the wings (see docs/architecture.md): {stray}"
 
@@ -173,7 +189,7 @@ def test_every_grading_module_belongs_to_a_sub_wing():
 
 
 def test_each_wing_says_what_it_is_and_what_it_may_import():
-    wings = LAYERS[1:] + [
+    wings = [f"kvlesson.{wing}" for wing in WINGS if wing != "arguments"] + [
         f"kvlesson.grading.{name}"
         for name in GRADING
         if f"kvlesson.grading.{name}" in modules()
@@ -205,14 +221,18 @@ def test_no_import_circle():
 @pytest.mark.parametrize(
     "imports, problem",
     [
-        ({"kvlesson.memory.floor": {"kvlesson.lesson.quote"}}, "memory.floor (kvlesson.memory)"),
+        ({"kvlesson.memory.floor": {"kvlesson.lesson.quote"}}, "memory.floor (memory)"),
         ({"kvlesson.serving.server": {"kvlesson.grading.checks.selfcheck"}}, "serving.server"),
         ({"kvlesson.lesson.charts": {"kvlesson.grading.checks.probes"}}, "lesson.charts"),
         ({"kvlesson.memory.specs": {"kvlesson"}}, "the package root"),
-        ({"kvlesson.grading.marking.marks": {"kvlesson.grade"}}, "command entry"),
+        ({"kvlesson.grading.marking.marks": {"kvlesson.__main__"}}, "command entry"),
         ({"kvlesson.grading.grade.command": {"kvlesson.cli"}}, "the one command"),
         ({"kvlesson.grading.report.page": {"kvlesson.grading.grade.store"}}, "(grading/grade)"),
-        ({"kvlesson.grading.marking.marks": {"kvlesson.grading.build.mutants"}}, "(grading/build)"),
+        ({"kvlesson.grading.marking.marks": {"kvlesson.authoring.mutants"}}, "(authoring)"),
+        ({"kvlesson.authoring.command": {"kvlesson.grading.box.walls"}}, "(grading)"),
+        ({"kvlesson.authoring.command": {"kvlesson.delivery.site.pages"}}, "(delivery)"),
+        ({"kvlesson.grading.grade.command": {"kvlesson.delivery.lab"}}, "(delivery)"),
+        ({"kvlesson.delivery.site.pages": {"kvlesson.grading.marking.marks"}}, "(grading)"),
         (
             {"kvlesson.grading.course.folders": {"kvlesson.grading.checks.probes"}},
             "(grading/checks)",
@@ -292,3 +312,36 @@ def test_the_tree_reader_follows_the_folders():
         "```text\nkvlesson/\n  a.py    x\n  w/\n    b.py  y\n    s/\n      c.py\n  d.py, e.py\n```"
     )
     assert tree_paths(page) == {"a.py", "w/b.py", "w/s/c.py", "d.py", "e.py"}
+
+
+def test_the_rules_let_each_wing_import_what_its_rule_names():
+    fine = {
+        "kvlesson.authoring.stamping": {"kvlesson.grading.checks.probes", "kvlesson.serving.sweep"},
+        "kvlesson.delivery.site.pages": {"kvlesson.authoring.stamp_places", "kvlesson"},
+        "kvlesson.grading.grade.worker": {"kvlesson.grading.box.launch", "kvlesson.lesson.charts"},
+        "kvlesson.cli": {"kvlesson.delivery.lab", "kvlesson.grading.grade.command"},
+    }
+    assert broken_rules(fine) == []
+
+
+def skipped_folders(top: Path) -> list[str]:
+    """Folders under `top` whose names a tool skips (SKIPPED_BY_TOOLS, pytest's own setting)."""
+    return [
+        folder.relative_to(top.parent).as_posix()
+        for folder in top.rglob("*")
+        if folder.is_dir()
+        and folder.name != "__pycache__"
+        and any(fnmatch.fnmatch(folder.name, pattern) for pattern in SKIPPED_BY_TOOLS)
+    ]
+
+
+def test_no_folder_of_the_package_or_the_tests_is_one_a_tool_skips(pytestconfig):
+    assert set(pytestconfig.getini("norecursedirs")) <= set(SKIPPED_BY_TOOLS)
+    assert skipped_folders(PACKAGE) + skipped_folders(TESTS) == []
+
+
+def test_the_skipped_folder_check_finds_one(tmp_path):
+    (tmp_path / "pkg" / "grading" / "build").mkdir(parents=True)
+    (tmp_path / "pkg" / "node_modules").mkdir()
+    (tmp_path / "pkg" / "release").mkdir()
+    assert sorted(skipped_folders(tmp_path / "pkg")) == ["pkg/grading/build", "pkg/node_modules"]

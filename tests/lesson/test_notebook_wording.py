@@ -16,7 +16,7 @@ import sys
 
 import nbformat
 
-from kvlesson.grading.build.shown_numbers import cell_text
+from kvlesson.authoring.shown_numbers import cell_text
 from support.paths import ROOT
 
 

@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 import kvlesson as kv
-from kvlesson.grading.build.shown_numbers import cell_text
+from kvlesson.authoring.shown_numbers import cell_text
 from kvlesson.lesson import card_sentences
 from support.paths import ROOT
 

@@ -32,7 +32,7 @@ from playwright.sync_api import (
     sync_playwright,
 )
 
-from kvlesson.grading.build import command
+from kvlesson.authoring import command
 from support.paths import ROOT
 
 ARTIFACTS = ROOT / "artifacts"

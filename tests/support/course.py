@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kvlesson.grading.build import command
+from kvlesson.authoring import command
 from support.paths import ROOT
 
 NBGRADER_TIMEOUT = 240  # seconds for one nbgrader command, a hang guard only

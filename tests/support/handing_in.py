@@ -9,7 +9,7 @@ import copy
 
 import nbformat
 
-from kvlesson.grading.build import command
+from kvlesson.authoring import command
 
 
 def signed(nb: nbformat.NotebookNode, name: str) -> nbformat.NotebookNode:

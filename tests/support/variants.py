@@ -1,6 +1,6 @@
 """Answers run through an exercise's self-check and its grade, in the notebook's own kernel.
 
-tests/grading/build/test_selfchecks.py holds every exercise to two promises: the self-check
+tests/authoring/test_selfchecks.py holds every exercise to two promises: the self-check
 rejects what the grade rejects, and every key is true (the exercise's declared authority
 gives the same answers as the key and the stamps). This module does the running: one kernel
 per notebook, the released notebook answered right up to each exercise; per exercise, each
@@ -21,8 +21,8 @@ from pathlib import Path
 import nbformat
 from nbclient import NotebookClient
 
-from kvlesson.grading.build import command, mutants, probe_search, stamp_places
-from kvlesson.grading.build.kernel import top_level_names
+from kvlesson.authoring import command, mutants, probe_search, stamp_places
+from kvlesson.authoring.kernel import top_level_names
 from kvlesson.grading.checks import forbidden, probes, selfcheck
 from kvlesson.grading.course import notebooks
 from kvlesson.grading.course.key import key_path, read_key
@@ -69,7 +69,7 @@ DRIVER = """
 def _kvlesson_variants(codes, check, hidden, restore, answers, plan):
     import json
     from IPython.utils.capture import capture_output
-    from kvlesson.grading.build.probe_inputs import wrong_somewhere
+    from kvlesson.authoring.probe_inputs import wrong_somewhere
     shell = get_ipython()
     def run(code):
         with capture_output() as captured:
@@ -119,7 +119,7 @@ class Kernel:
         """[check stdout, check error, hidden stdout, hidden error, wrong somewhere] for each
         code; the names in `answers` are removed before each code runs; "wrong somewhere":
         the code's function differs from the instructor's on an input planned in `plan`
-        (`kvlesson.grading.build.probe_inputs`, around the cell's probes, in the exercise's
+        (`kvlesson.authoring.probe_inputs`, around the cell's probes, in the exercise's
         domain), or False without one."""
         outputs = await self.run(
             f"_kvlesson_variants({codes!r}, {check!r}, {hidden!r}, "
@@ -290,7 +290,7 @@ async def plan_inputs(kernel: Kernel, hidden_source: str, grade_id: str) -> str:
     path = str(ARTIFACTS / f"plan_{grade_id}.json")
     ARTIFACTS.mkdir(exist_ok=True)
     await kernel.must(
-        f"{hidden_source}\nfrom kvlesson.grading.build import probe_inputs\n"
+        f"{hidden_source}\nfrom kvlesson.authoring import probe_inputs\n"
         f"probe_inputs.plan({hidden_source!r}, {path!r})"
     )
     return path
@@ -302,7 +302,7 @@ async def alike(kernel: Kernel, source: str, bound: list[str], grade_id: str) ->
         return {}
     path = ARTIFACTS / f"alike_{grade_id}.json"
     await kernel.must(
-        f"from kvlesson.grading.build import probe_inputs\n"
+        f"from kvlesson.authoring import probe_inputs\n"
         f"probe_inputs.alike({source!r}, {bound!r}, {str(path)!r})"
     )
     return {f: {int(k): v for k, v in by.items()} for f, by in json.loads(path.read_text()).items()}
@@ -320,7 +320,7 @@ async def held(
     functions = [n.name for n in ast.walk(ast.parse(right)) if isinstance(n, ast.FunctionDef)]
     await kernel.must(
         "from kvlesson.grading.checks import rules as _r\n_r.forget()\n"
-        f"{source}\nfrom kvlesson.grading.build import authority as _a\n"
+        f"{source}\nfrom kvlesson.authoring import authority as _a\n"
         f"_a.answers({source!r}, {functions!r}, {str(path)!r})"
     )
     found = json.loads(path.read_text())

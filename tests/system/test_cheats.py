@@ -43,7 +43,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from kvlesson.grading.build.command import copy_course
+from kvlesson.authoring.command import copy_course
 from kvlesson.grading.course import seal
 from kvlesson.grading.course.key import key_path, read_key
 from kvlesson.grading.course.seal import REFUSALS

@@ -38,9 +38,9 @@ import pytest
 from PIL import Image
 
 from kvlesson import cli
-from kvlesson.grading.build import stamp_places
-from kvlesson.grading.build.command import copy_course
-from kvlesson.grading.build.key_mistakes import key_mistakes
+from kvlesson.authoring import stamp_places
+from kvlesson.authoring.command import copy_course
+from kvlesson.authoring.key_mistakes import key_mistakes
 from kvlesson.grading.checks.messages import words_digest
 from kvlesson.grading.course.known_mistakes import MISTAKES, NAMES
 from kvlesson.grading.course.results import FAILED, NOT_GRADED, PASSED, SKIPPED, ZEROED

@@ -38,7 +38,7 @@ import pytest
 from nbgrader.validator import Validator
 
 import kvlesson as kv
-from kvlesson.grading.build import command
+from kvlesson.authoring import command
 from kvlesson.lesson import real_server_numbers, sentences, sweep_sentences, tables
 from kvlesson.memory.startup import PROFILED_BYTES, startup
 from support.paths import ROOT
@@ -50,7 +50,7 @@ NAMES = [path.parent.name for path in SOLUTIONS]
 RUN_TIMEOUT = 300  # seconds for one whole `course for` run; it takes about 35 here
 COURSE_FOR = (
     "import sys; from pathlib import Path; "
-    "from kvlesson.grading.build.command import course_for; "
+    "from kvlesson.authoring.command import course_for; "
     "course_for(Path(sys.argv[1]), sys.argv[2], sys.argv[3], root=Path(sys.argv[4]))"
 )
 

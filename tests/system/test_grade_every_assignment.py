@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from kvlesson.grading.build import command
+from kvlesson.authoring import command
 from kvlesson.grading.course.key import key_path, read_key
 from support.course import (
     account_env,

@@ -24,7 +24,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from kvlesson.grading.build import command
+from kvlesson.authoring import command
 from kvlesson.grading.course.folders import MARKER
 from support.course import (
     account_env,

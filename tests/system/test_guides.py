@@ -13,7 +13,7 @@ import re
 
 import nbformat
 
-from kvlesson.grading.build import command
+from kvlesson.authoring import command
 from support.paths import ROOT
 
 INSTRUCTORS = (ROOT / "docs" / "instructors.md").read_text()

@@ -44,8 +44,8 @@ import pytest
 from playwright.sync_api import Locator, Page
 
 from kvlesson import cli
-from kvlesson.grading import student_lab
-from kvlesson.grading.build import command
+from kvlesson.authoring import command
+from kvlesson.delivery import lab
 from support.browser import STDERR, descendants, free_port, run_all, wait_for_kernel
 from support.paths import ROOT
 
@@ -331,18 +331,18 @@ def test_student_settings_merge_into_existing_ones(tmp_path):
         json.dumps(
             {
                 "@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
-                student_lab.NEWS_PLUGIN: {"fetchNews": "true", "doNotDisturbMode": True},
+                lab.NEWS_PLUGIN: {"fetchNews": "true", "doNotDisturbMode": True},
             }
         )
     )
-    student_lab.merge_json(overrides, {student_lab.NEWS_PLUGIN: student_lab.NEWS_OFF})
+    lab.merge_json(overrides, {lab.NEWS_PLUGIN: lab.NEWS_OFF})
     assert json.loads(overrides.read_text()) == {
         "@jupyterlab/apputils-extension:themes": {"theme": "JupyterLab Dark"},
-        student_lab.NEWS_PLUGIN: {"doNotDisturbMode": True, **student_lab.NEWS_OFF},
+        lab.NEWS_PLUGIN: {"doNotDisturbMode": True, **lab.NEWS_OFF},
     }
     overrides.write_text("[1, 2]")
     with pytest.raises(ValueError, match="should hold a JSON object"):
-        student_lab.merge_json(overrides, {})
+        lab.merge_json(overrides, {})
 
 
 @pytest.mark.parametrize("exchange", [False, True], ids=["student", "with-exchange"])
@@ -369,17 +369,17 @@ def test_student_setup_in_its_own_config_folder(tmp_path, monkeypatch, exchange)
     servers = ExtensionConfigManager(
         read_config_path=jupyter_config_path()
     ).get_jpserver_extensions()
-    kept = set(student_lab.EXCHANGE_TOOLS) if exchange else set()
-    for plugin in student_lab.HIDDEN_LAB_PLUGINS:
+    kept = set(lab.EXCHANGE_TOOLS) if exchange else set()
+    for plugin in lab.HIDDEN_LAB_PLUGINS:
         hidden = plugin not in kept
         assert page_config.get("disabledExtensions", {}).get(plugin, False) is hidden, plugin
         assert page_config.get("lockedExtensions", {}).get(plugin, False) is hidden, plugin
-    for extension in student_lab.HIDDEN_SERVER_EXTENSIONS:
+    for extension in lab.HIDDEN_SERVER_EXTENSIONS:
         assert servers.get(extension) is (False if extension not in kept else True), extension
     assert servers.get("nbgrader.server_extensions.validate_assignment") is True
     news = folder / "lab" / "user-settings" / "@jupyterlab" / "apputils-extension"
     settings = json.loads((news / "notification.jupyterlab-settings").read_text())
-    assert settings == student_lab.NEWS_OFF
+    assert settings == lab.NEWS_OFF
 
 
 def test_a_students_first_hour(student_course, page):

@@ -42,7 +42,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from kvlesson.grading.build import command
+from kvlesson.authoring import command
 from support.course import (
     HIDDEN_MARKERS,
     SOLUTION_MARKERS,

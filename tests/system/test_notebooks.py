@@ -21,7 +21,7 @@ import pytest
 from nbclient import NotebookClient
 from nbgrader.validator import Validator
 
-from kvlesson.grading.build import command, stamp_places, stamping
+from kvlesson.authoring import command, stamp_places, stamping
 from kvlesson.grading.course import released
 from kvlesson.grading.course.key import KEYS, key_path, read_key
 from support.paths import ROOT

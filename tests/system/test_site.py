@@ -30,11 +30,11 @@ from urllib.parse import urlparse
 import nbformat
 import pytest
 
-from kvlesson.grading.build import stamp_places
-from kvlesson.grading.build.shown_numbers import copied_as, numbers_in
+from kvlesson.authoring import stamp_places
+from kvlesson.authoring.shown_numbers import copied_as, numbers_in
+from kvlesson.delivery.site.command import build
 from kvlesson.grading.checks import selfcheck
 from kvlesson.grading.course import notebooks
-from kvlesson.grading.site.command import build
 from support import axe
 from support.browser import chromium
 from support.course import secret_lines
@@ -44,7 +44,7 @@ MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "KVLESSON-MAR
 KINDS = {"count": "int", "count_or_none": "int", "number": "num"}
 # Visible self-check answers a notebook's page shows, left on purpose: exact, with the reason.
 # Counts below this are on every page for reasons of their own (a pool of 0 blocks, 1 block, a
-# share of 6%): the whole-page check leaves them to tests/grading/build/test_shown_numbers.py,
+# share of 6%): the whole-page check leaves them to tests/authoring/test_shown_numbers.py,
 # which checks every number, whole or not, in the cells around its exercise, where a student
 # reads it as the answer.
 SMALL_COUNT = 100

@@ -13,17 +13,17 @@ A test cell's hidden part may declare them, before its `record` line::
     )
 
 * `domain`: a predicate with the answer function's parameters. The build's probe search
-  (`kvlesson.grading.build.probe_inputs`) plans inputs only where it is True, so no key is
+  (`kvlesson.authoring.probe_inputs`) plans inputs only where it is True, so no key is
   made on an input the question does not cover (a tensor-parallel size vLLM refuses, a
   `max_model_len` above the model's context).
 * `authority`: what answers the question outside the instructor's solution: a function
   with the answer function's parameters, or, for an exercise whose answers are variables,
   a dict of each variable's name to a function of no argument. The build holds every probe
-  of the cell against it and stops on a disagreement; tests/grading/build/test_selfchecks.py does
+  of the cell against it and stops on a disagreement; tests/authoring/test_selfchecks.py does
   the same for the released keys and stamps.
 * `mistakes`: per mistake, a name (the class report's) and (the answer cell as a student
   might write it wrongly, the hint's words). The build runs each as it runs the mutations
-  of `kvlesson.grading.build.mutants`: the self-check gives its hint, the key names it.
+  of `kvlesson.authoring.mutants`: the self-check gives its hint, the key names it.
 
 At grade time the call only stores its arguments: nothing is run, nothing is printed.
 """

@@ -2,7 +2,7 @@
 its name in the class report.
 
 The build finds a known mistake by mutating the instructor's solution
-(`kvlesson.grading.build.mutants`), or takes it from the exercise's own declaration
+(`kvlesson.authoring.mutants`), or takes it from the exercise's own declaration
 (`kvlesson.grading.checks.rules`: a wrong answer cell, its name and its hint, coded
 "declared:<name>"); the key stores, per exercise, the answers each one gives with its hint's
 words; the marking names the one a wrong answer matched, and the class report counts them by

@@ -1,6 +1,6 @@
 """Which known mistake a wrong answer is: named by value, on the inputs the grade used.
 
-The build runs every known mistake of an answer cell (`kvlesson.grading.build.mutants`) and
+The build runs every known mistake of an answer cell (`kvlesson.authoring.mutants`) and
 notes what each gives on the hidden test's own inputs (`kvlesson.grading.checks.selfcheck`
 `wrong_values`); the key keeps those answers with the words of the mistake's self-check
 hint. The marker holds a student's wrong answer against them: the same answer on every
@@ -29,7 +29,7 @@ RAISES = "raises"  # the key's answer where a known mistake raises (build/key_mi
 
 @dataclass(frozen=True)
 class Diagnosis:
-    """A wrong answer's known mistake: its code in `kvlesson.grading.build.mutants` and the words
+    """A wrong answer's known mistake: its code in `kvlesson.authoring.mutants` and the words
     its self-check hint says; `mistake` is "" when no known mistake gives this answer."""
 
     mistake: str = ""

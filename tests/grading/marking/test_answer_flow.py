@@ -13,7 +13,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from kvlesson.grading.build import command
+from kvlesson.authoring import command
 from kvlesson.grading.course import notebooks
 from kvlesson.grading.course.key import key_path, read_key
 from kvlesson.grading.marking import answer_flow, marks

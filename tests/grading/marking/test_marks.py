@@ -17,7 +17,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from kvlesson.grading.build import command
+from kvlesson.authoring import command
 from kvlesson.grading.checks import probes
 from kvlesson.grading.checks.records import RECORD_LIMIT
 from kvlesson.grading.course import notebooks

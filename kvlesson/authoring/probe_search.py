@@ -5,7 +5,7 @@ its self-check (`verify`, which the student sees) and its hidden test (`record`,
 grade reads). An input on which a wrong solution gives the right answer anyway says nothing
 about it: `steps_to_read(300, 256, 0)` cannot tell a solution that ignores `writing` from
 the right one. So the build holds every known mistake of the answer
-(`kvlesson.grading.build.mutants`) against inputs around the cell's own (each number one up and
+(`kvlesson.authoring.mutants`) against inputs around the cell's own (each number one up and
 one down, doubled and halved, 16 either side, and the exact places where the instructor's
 answer changes; each name swapped for another the cell uses in that place), and where a
 mistake that is wrong somewhere gives the right answer on every visible or on every hidden
@@ -14,9 +14,9 @@ caught on both. Existing probes stay where they are, so a build that finds nothi
 changes nothing; a visible input is never added to the hidden side, nor a hidden one to the
 visible side.
 
-Three parts: `kvlesson.grading.build.probe_inputs` runs in the notebook's kernel (it plans the
+Three parts: `kvlesson.authoring.probe_inputs` runs in the notebook's kernel (it plans the
 inputs, inside the exercise's declared domain, and calls the live functions);
-`kvlesson.grading.build.probe_cells` reads the cell's probes (`Probes.of`) and writes added ones
+`kvlesson.authoring.probe_cells` reads the cell's probes (`Probes.of`) and writes added ones
 in (`rewrite`); this module chooses what to add (`choose`), in the build.
 """
 
@@ -27,8 +27,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from kvlesson.grading.build import mutants
-from kvlesson.grading.build.probe_cells import (  # noqa: F401 (the search's names, kept here)
+from kvlesson.authoring import mutants
+from kvlesson.authoring.probe_cells import (  # noqa: F401 (the search's names, kept here)
     SIDES,
     Probes,
     UnreadProbes,
@@ -38,7 +38,7 @@ from kvlesson.grading.build.probe_cells import (  # noqa: F401 (the search's nam
     examples,
     rewrite,
 )
-from kvlesson.grading.build.shown_numbers import gives_away
+from kvlesson.authoring.shown_numbers import gives_away
 
 MOST_ADDED = 6  # probes added to one side of one cell at most
 
@@ -146,7 +146,7 @@ def searched(
     shown: set[float] = frozenset(),
     like: dict | None = None,
 ) -> tuple[str, dict[str, str], Choice | None]:
-    """In the build, with the notebook's `kernel` (`kvlesson.grading.build.stamping`): the test
+    """In the build, with the notebook's `kernel` (`kvlesson.authoring.stamping`): the test
     cell `source` with the inputs this search adds so that
     every known mistake of the answer `right` fails a visible and a hidden probe (the same
     `source` when its probes already do), per mistake's code a fingerprint of what it
@@ -162,7 +162,7 @@ def searched(
     plan, answers = scratch / "plan.json", scratch / "answers.json"
     outside = scratch / "outside.json"
     kernel.must(
-        f"{source}\nfrom kvlesson.grading.build import probe_inputs as _kvlesson_search\n"
+        f"{source}\nfrom kvlesson.authoring import probe_inputs as _kvlesson_search\n"
         f"_kvlesson_search.plan({source!r}, {str(plan)!r})\n"
         f"open({str(outside)!r}, 'w').write(__import__('json').dumps("
         f"_kvlesson_search.outside({source!r}, get_ipython().user_ns)))"

@@ -1,6 +1,6 @@
 """A test cell's probes as it writes them: read, and written into.
 
-The build's probe search (`kvlesson.grading.build.probe_search`) works on the probes a test
+The build's probe search (`kvlesson.authoring.probe_search`) works on the probes a test
 cell writes as calls of one function on written inputs (`steps_to_read(5_000, 1_024, 24)`, or
 a list comprehension over a tuple of them): this module reads them with their side (the
 self-check's `verify`, the hidden `record`) and each argument's text (`Probes.of`), the values
@@ -14,7 +14,7 @@ import ast
 import json
 from dataclasses import dataclass
 
-from kvlesson.grading.build.stamp_places import line_offsets
+from kvlesson.authoring.stamp_places import line_offsets
 from kvlesson.grading.checks.probes import KINDS  # selfcheck's probe makers
 
 SIDES = ("verify", "record")  # the self-check, the hidden test

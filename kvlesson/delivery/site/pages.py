@@ -16,7 +16,7 @@ from pathlib import PurePosixPath
 
 import nbformat
 
-from kvlesson.grading.build.stamp_places import LOADER  # the set-up cell's stamps: not for reading
+from kvlesson.authoring.stamp_places import LOADER  # the set-up cell's stamps: not for reading
 
 RECORD = "KVLESSON-MARK"  # a hidden test's record line
 # A relative Markdown link or image: [text](target) or ![alt](target), without a scheme.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kvlesson.grading.build.key_mistakes import as_keyed
+from kvlesson.authoring.key_mistakes import as_keyed
 from kvlesson.grading.course.known_mistakes import name_of
 
 WRONG_KIND = ("error:", "kind:")  # an answer that raised, or is not the kind asked for
@@ -20,7 +20,7 @@ WRONG_KIND = ("error:", "kind:")  # an answer that raised, or is not the kind as
 
 @dataclass
 class Summary:
-    """One test cell's build: filled in by `kvlesson.grading.build.stamping`."""
+    """One test cell's build: filled in by `kvlesson.authoring.stamping`."""
 
     where: str
     choice: object = None  # the probe search's Choice (None: no search)

@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 
 import nbformat
 
-from kvlesson.grading.site.pages import PageStats, merged, relinked, shell_fences
+from kvlesson.delivery.site.pages import PageStats, merged, relinked, shell_fences
 
 BADGE = re.compile(r"\[!\[([^\]]*)\]\([^)]*\)\]\(([^)]*)\)")  # [![alt](image)](link)
 CONF = """# Written by python -m kvlesson.course site: the course as an offline static website.

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from kvlesson.grading.build.key_mistakes import RAISES, key_mistakes
-from kvlesson.grading.build.summary import Summary
+from kvlesson.authoring.key_mistakes import RAISES, key_mistakes
+from kvlesson.authoring.summary import Summary
 from kvlesson.grading.marking import diagnosis
 
 RIGHT = [
@@ -111,7 +111,7 @@ def test_a_course_for_other_hardware_leaves_such_a_hint_out_instead():
     there is left out of the stamp, so the self-check still names only what the key names."""
     import json
 
-    from kvlesson.grading.build import stamping
+    from kvlesson.authoring import stamping
 
     summary = Summary("02_ceiling/ex2_3_tests", hinted=["round up, not down"], key=[])
     summary.check(ENTRIES, strict=False)

@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kvlesson.grading.build import command
+from kvlesson.authoring import command
 from support.paths import ROOT
 
 

@@ -1,9 +1,9 @@
 """The probe search: every slip the course knows is made, and probes are found that catch it.
 
-Unit tests of `kvlesson.grading.build.mutants` (the slips), `kvlesson.grading.build.probe_inputs`
+Unit tests of `kvlesson.authoring.mutants` (the slips), `kvlesson.authoring.probe_inputs`
 (the inputs around a cell's probes, planned in a namespace as the kernel would) and
-`kvlesson.grading.build.probe_search` (what to add to each side, written into the cell). The
-whole course is held to it by tests/grading/build/test_selfchecks.py, which counts, per
+`kvlesson.authoring.probe_search` (what to add to each side, written into the cell). The
+whole course is held to it by tests/authoring/test_selfchecks.py, which counts, per
 exercise, the lies and the blind variants (both 0).
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kvlesson.grading.build import mutants, probe_inputs, probe_search, stamping
+from kvlesson.authoring import mutants, probe_inputs, probe_search, stamping
 from kvlesson.grading.checks import selfcheck
 from kvlesson.grading.course import notebooks
 from kvlesson.grading.course.known_mistakes import MISTAKES, NAMES

@@ -2,7 +2,7 @@
 
 A test cell's `selfcheck.verify(..., stamp="06_traffic/ex6_2_tests#0")` names its stamp;
 the notebook's setup cell, the one that imports the self-checks, loads every stamp of the
-notebook on one line (`selfcheck.load_stamps('{...}')`). The build (`kvlesson.grading.build.stamping`)
+notebook on one line (`selfcheck.load_stamps('{...}')`). The build (`kvlesson.authoring.stamping`)
 writes both. So a test cell stays short and readable, also where nbgrader's Validate shows
 a failed cell's source, and the salted hashes sit in one place.
 """

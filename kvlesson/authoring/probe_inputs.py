@@ -1,6 +1,6 @@
 """The inputs a test cell's probes could try, and what the notebook's function gives on them.
 
-This half of the probe search (`kvlesson.grading.build.probe_search`) runs in the notebook's
+This half of the probe search (`kvlesson.authoring.probe_search`) runs in the notebook's
 kernel, where the answer's functions live. Around each probe of a test cell that calls a
 function on written inputs, it plans inputs to try: each number one up and one down,
 doubled and halved, a block either side, and the exact places where the instructor's
@@ -21,7 +21,7 @@ import json
 import math
 from dataclasses import replace
 
-from kvlesson.grading.build.probe_cells import Probes, WrittenProbe
+from kvlesson.authoring.probe_cells import Probes, WrittenProbe
 from kvlesson.grading.checks import rules
 from kvlesson.grading.checks.probes import normal
 

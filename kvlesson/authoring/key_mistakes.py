@@ -1,7 +1,7 @@
 """For the key: the answers each known mistake gives on a hidden test, and the words it is
 named in.
 
-The build runs every known mistake of an answer cell (`kvlesson.grading.build.mutants`) on
+The build runs every known mistake of an answer cell (`kvlesson.authoring.mutants`) on
 the hidden test's own inputs; the key keeps, for each exercise, the answers a mistake gives
 there with the words of its self-check hint, when those answers name one mistake only and
 its words describe them. Where a mistake raises on an input, the key keeps "raises" there

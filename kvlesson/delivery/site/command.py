@@ -15,10 +15,10 @@ import sys
 import time
 from pathlib import Path
 
-from kvlesson.grading.site.layout import lay_out
-from kvlesson.grading.site.pages import Mismatch
+from kvlesson.delivery.site.layout import lay_out
+from kvlesson.delivery.site.pages import Mismatch
 
-ROOT = Path(__file__).resolve().parents[3]  # the course repository: kvlesson/grading/site/
+ROOT = Path(__file__).resolve().parents[3]  # the course repository: kvlesson/delivery/site/
 
 
 def build(out: Path, root: Path = ROOT, quiet: bool = True) -> Path:

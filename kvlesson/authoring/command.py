@@ -8,7 +8,7 @@
 
 `build` runs every notebook in solutions/ in place (so its stored outputs are
 what the code produces now), stamps the salted hashes of the expected answers
-into its test cells (kvlesson.grading.build.stamping), writes the grader's keys to keys/,
+into its test cells (kvlesson.authoring.stamping), writes the grader's keys to keys/,
 cleans the notebooks, and regenerates notebooks/ with nbgrader. `for` writes
 the whole course, executed, for another card or model: each instructor
 notebook runs with new parameters (papermill's injected cell), and nbgrader
@@ -33,8 +33,8 @@ from pathlib import Path
 
 import nbformat
 
-from kvlesson.grading.build import stamping
-from kvlesson.grading.build.tables import tables_for
+from kvlesson.authoring import stamping
+from kvlesson.authoring.tables import tables_for
 from kvlesson.grading.course import folders, gradebook
 from kvlesson.grading.course.folders import Course
 from kvlesson.grading.course.key import key_path, write_key

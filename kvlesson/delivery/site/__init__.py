@@ -8,6 +8,5 @@ sources (the README, the notebooks, the guides, a configuration that loads nothi
 outside); `command` builds them with Sphinx, myst-nb and sphinx-book-theme (the `site` extra).
 Sphinx runs as its own process.
 
-May import `course` and `build` (where the set-up cell keeps its stamps); nothing else of the
-grading wing.
+Part of the delivery wing (its rule is in `kvlesson/delivery/__init__.py`).
 """

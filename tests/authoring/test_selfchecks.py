@@ -1,7 +1,7 @@
 """The self-checks tell the truth, and every key is true.
 
 For each exercise of every notebook, wrong versions of the instructor's answer are made
-systematically (`kvlesson.grading.build.mutants`: off by one, // for a ceiling, / for //, a
+systematically (`kvlesson.authoring.mutants`: off by one, // for a ceiling, / for //, a
 factor 2 dropped, a term dropped, > for >=, GB for GiB and back, the percent not divided,
 the notebook's global for the argument, a float for an int), taken from the exercise's own
 declared mistakes (`kvlesson.grading.checks.rules`), and written by hand below (`HAND`: the
@@ -14,7 +14,7 @@ wrong one the grade rejects must fail the self-check with a message that starts 
 domain (none blind). Every probe, hidden and visible, is also worked out by the exercise's
 declared authority and held against the key and the stamp.
 
-One exercise alone: `pytest tests/grading/build/test_selfchecks.py -k ex2_1` runs notebook 2 up
+One exercise alone: `pytest tests/authoring/test_selfchecks.py -k ex2_1` runs notebook 2 up
 to Exercise 2.1 and that exercise's answers only.
 """
 
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from kvlesson.grading.build import command
+from kvlesson.authoring import command
 from kvlesson.grading.course import notebooks
 from kvlesson.grading.course.key import key_path, read_key
 from support.paths import ROOT

@@ -3,7 +3,7 @@
 A student who finds the number a probe expects printed near the exercise can copy it instead
 of working it out. For every probe of every exercise and question, visible (its salted hash is
 in the release) and hidden (its answer is in the key), each number written or printed in the
-cells around it, whole or not (`kvlesson.grading.build.shown_numbers.numbers_around`: every
+cells around it, whole or not (`kvlesson.authoring.shown_numbers.numbers_around`: every
 cell above, and the cells of its own section below), is tried in the probe's own form (a
 whole number, or rounded to the probe's places): none may be the answer, unless `KNOWN` names
 that probe with the reason its answer cannot help.
@@ -16,8 +16,8 @@ import ast
 import nbformat
 import pytest
 
-from kvlesson.grading.build import command, stamp_places
-from kvlesson.grading.build.shown_numbers import copied_as, numbers_around
+from kvlesson.authoring import command, stamp_places
+from kvlesson.authoring.shown_numbers import copied_as, numbers_around
 from kvlesson.grading.checks.selfcheck import digest
 from kvlesson.grading.course import notebooks
 from kvlesson.grading.course.key import key_path, read_key

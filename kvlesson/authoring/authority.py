@@ -5,8 +5,8 @@ An exercise may declare who answers its question besides the instructor's soluti
 `latency.percentile` for a percentile, ...). This module runs in the notebook's kernel, where
 the answer's functions and variables live: it evaluates every probe of a test cell, on both
 sides, with the answer swapped for the authority, and writes each probe's normal form. The
-build (`kvlesson.grading.build.stamping`) holds them against the instructor's answers and
-stops on a disagreement; tests/grading/build/test_selfchecks.py holds the released stamps and
+build (`kvlesson.authoring.stamping`) holds them against the instructor's answers and
+stops on a disagreement; tests/authoring/test_selfchecks.py holds the released stamps and
 keys against them.
 """
 

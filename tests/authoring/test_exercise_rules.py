@@ -2,7 +2,7 @@
 a yes or no is never checked alone; its rules are declared in a form the build reads.
 
 Read from the instructor notebooks and the release, without running them (the mutation test,
-tests/grading/build/test_selfchecks.py, runs them).
+tests/authoring/test_selfchecks.py, runs them).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import ast
 import nbformat
 import pytest
 
-from kvlesson.grading.build import command, probe_search, stamp_places
+from kvlesson.authoring import command, probe_search, stamp_places
 from kvlesson.grading.course import notebooks
 from support.paths import ROOT
 

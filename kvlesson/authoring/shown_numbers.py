@@ -4,15 +4,15 @@ An answer must not be in view of its question. These functions read what a reade
 cell (its source and everything it printed or displayed) and pick out every number in it,
 whole or not: the cells above an exercise, and the cells of its own section below it (a page
 that shows the whole notebook shows them side by side). The build's probe search
-(`kvlesson.grading.build.probe_search`) adds no probe whose answer is one of them, and
-tests/grading/build/test_shown_numbers.py holds every probe of every notebook to it.
+(`kvlesson.authoring.probe_search`) adds no probe whose answer is one of them, and
+tests/authoring/test_shown_numbers.py holds every probe of every notebook to it.
 """
 
 from __future__ import annotations
 
 import re
 
-from kvlesson.grading.build.stamp_places import LOADER
+from kvlesson.authoring.stamp_places import LOADER
 from kvlesson.grading.course.notebooks import is_answer_cell, is_test_cell
 
 # a number as a notebook writes it: 131,072 or 0.45 or 12000 (not part of a name or a version)

@@ -2,7 +2,7 @@
 
 `execute_and_stamp` runs an instructor notebook in a kernel started in stamp
 mode. At each test cell, `kvlesson.grading.checks.selfcheck` notes the right answers of the
-cell's probes; then every known mistake (`kvlesson.grading.build.mutants`) of the answer
+cell's probes; then every known mistake (`kvlesson.authoring.mutants`) of the answer
 cell above is swapped in, out of the stored notebook's sight, to note the wrong
 answers it gives, and the right answer cell is run again. The cell's `stamp=""`
 arguments get the setting, a salt and the salted hashes (right answer, and each
@@ -21,12 +21,12 @@ from pathlib import Path
 
 import nbformat
 
-from kvlesson.grading.build import mutants, probe_search
-from kvlesson.grading.build.kernel import Kernel, top_level_names
-from kvlesson.grading.build.key_mistakes import key_mistakes, one_mistake
-from kvlesson.grading.build.shown_numbers import cell_text, numbers_around, numbers_in
-from kvlesson.grading.build.stamp_places import put_stamps, stamp_key, with_stamps
-from kvlesson.grading.build.summary import Summary
+from kvlesson.authoring import mutants, probe_search
+from kvlesson.authoring.kernel import Kernel, top_level_names
+from kvlesson.authoring.key_mistakes import key_mistakes, one_mistake
+from kvlesson.authoring.shown_numbers import cell_text, numbers_around, numbers_in
+from kvlesson.authoring.stamp_places import put_stamps, stamp_key, with_stamps
+from kvlesson.authoring.summary import Summary
 from kvlesson.grading.checks import probes, selfcheck
 from kvlesson.grading.checks.messages import ELSE, YES_NO, seal, words_digest
 from kvlesson.grading.checks.records import records_of
@@ -91,7 +91,7 @@ def unique_hints(
     known mistake of a verify call that gives an answer on each of them (one that raises
     shows its error instead) and a wrong one somewhere, once per set of answers, and only
     where the mistakes giving those answers are one
-    (`kvlesson.grading.build.key_mistakes.one_mistake`; the cell's `hints=` words first)."""
+    (`kvlesson.authoring.key_mistakes.one_mistake`; the cell's `hints=` words first)."""
     found: dict[tuple, list[dict]] = {}
     for mistake in wrong:
         given = mistake["values"][index]
@@ -106,7 +106,7 @@ def key_entry(
     entry: dict, points: float, known: list[dict] = (), reread: dict[str, str] | None = None
 ) -> dict:
     """What the grader needs of one hidden test: points, forbidden calls, expected values,
-    what the `known` mistakes give (`kvlesson.grading.build.key_mistakes.key_mistakes`),
+    what the `known` mistakes give (`kvlesson.authoring.key_mistakes.key_mistakes`),
     and the self-check's own words on what to re-read (`reread`: its hints' "else" and
     "yes_no"), which the feedback says of a wrong answer no known mistake gives."""
     found = {
@@ -156,7 +156,7 @@ def _stamp_test_cell(
         raise probe_search.UnreadProbes(f"{meta(cell).get('grade_id', index)}: {error}") from None
     if right and written.found:
         kernel.must(
-            f"{cell.source}\nfrom kvlesson.grading.build import probe_inputs as _pi\n"
+            f"{cell.source}\nfrom kvlesson.authoring import probe_inputs as _pi\n"
             f"_pi.alike({cell.source!r}, {bound!r}, {str(scratch / 'alike.json')!r})"
         )
         like = {
@@ -232,7 +232,7 @@ def _hint_words(entry: dict, wrong: list[dict], index: int) -> list[str]:
 
 def _authority(kernel: Kernel, source: str, right: str, scratch: Path) -> list | None:
     """The exercise's authority's answer on every probe of the test cell, by side (None:
-    no authority declared), worked out in the kernel (`kvlesson.grading.build.authority`)."""
+    no authority declared), worked out in the kernel (`kvlesson.authoring.authority`)."""
     functions = [
         node.name
         for node in ast.walk(ast.parse(right or "pass"))
@@ -240,7 +240,7 @@ def _authority(kernel: Kernel, source: str, right: str, scratch: Path) -> list |
     ]
     out = scratch / "authority.json"
     kernel.must(
-        f"from kvlesson.grading.build import authority as _kvlesson_authority\n"
+        f"from kvlesson.authoring import authority as _kvlesson_authority\n"
         f"_kvlesson_authority.answers({source!r}, {functions!r}, {str(out)!r})"
     )
     found = json.loads(out.read_text())

@@ -8,7 +8,7 @@ from pathlib import PurePosixPath
 import nbformat
 import pytest
 
-from kvlesson.grading.site.pages import Mismatch, merged, relinked, shell_fences
+from kvlesson.delivery.site.pages import Mismatch, merged, relinked, shell_fences
 from support.paths import ROOT
 
 

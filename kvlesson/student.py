@@ -1,9 +1,0 @@
-"""`python -m kvlesson.student`: an earlier release's address of the one command (kvlesson.cli).
-
-It still works for one release, and says what to type now.
-"""
-
-from kvlesson.cli import old_address
-
-if __name__ == "__main__":
-    raise SystemExit(old_address("kvlesson.student"))
