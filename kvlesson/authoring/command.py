@@ -40,7 +40,7 @@ from kvlesson.grading.course.folders import Course
 from kvlesson.grading.course.key import key_path, write_key
 from kvlesson.grading.course.notebooks import answer_code, grade_id_of, meta
 
-ROOT = Path(__file__).resolve().parents[3]  # the course repository: this file is three down
+ROOT = Path(__file__).resolve().parents[2]  # the course repository: kvlesson/authoring/ is two down
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 RELEASE = "notebooks"  # a course root's student release (nbgrader_config.py's release folder)
 MODEL_CONFIG = "model_config.json"  # beside each notebook of a course for a model's config

@@ -11,6 +11,7 @@ tests/authoring/test_shown_numbers.py holds every probe of every notebook to it.
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 
 from kvlesson.authoring.stamp_places import LOADER
 from kvlesson.grading.course.notebooks import is_answer_cell, is_test_cell
@@ -20,14 +21,52 @@ NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])-?\d+(
 HEADING = re.compile(r"^(#{1,6}) ", re.M)
 
 
+# what a reader meets of an HTML element besides its text: read aloud or shown on hover
+READ_ATTRIBUTES = ("alt", "title", "aria-label", "aria-valuetext")
+
+
+class _Seen(HTMLParser):
+    """The text of an HTML output as a reader meets it: the words on the page and the
+    attributes a screen reader says (an image's alt text), never the markup itself (an
+    image's base64 data, a link's address, a style), whose digits are no one's number."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._hidden = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self._hidden += 1
+        self.parts += [value for name, value in attrs if name in READ_ATTRIBUTES and value]
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style") and self._hidden:
+            self._hidden -= 1
+
+    def handle_data(self, data):
+        if not self._hidden:
+            self.parts.append(data)
+
+
+def html_text(html: str) -> str:
+    """What a reader sees and hears of an HTML output (its words and alt texts)."""
+    seen = _Seen()
+    seen.feed(html)
+    seen.close()
+    return "\n".join(seen.parts)
+
+
 def cell_text(cell) -> str:
     """What a reader sees of a cell: its source and everything it printed or displayed
-    (not the setup cell's line of salted hashes, whose digits are no one's number)."""
+    (not the setup cell's line of salted hashes, whose digits are no one's number, nor the
+    markup of an HTML output: an embedded picture's base64 is not a number on the page)."""
     parts = [line for line in cell.source.splitlines() if not line.startswith(LOADER)]
     for output in cell.get("outputs", []):
+        data = output.get("data", {})
         parts.append(output.get("text", ""))
-        for mime in ("text/plain", "text/markdown", "text/html"):
-            parts.append(output.get("data", {}).get(mime, ""))
+        parts += [data.get("text/plain", ""), data.get("text/markdown", "")]
+        parts.append(html_text(data.get("text/html", "")))
     return "\n".join(parts)
 
 

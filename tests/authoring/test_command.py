@@ -23,6 +23,15 @@ def a_course(root: Path) -> Path:
     return root
 
 
+def test_the_commands_find_the_course_repository_they_are_installed_from():
+    """`kvlesson build` and `kvlesson site` read solutions/ beside the package (an editable
+    install): a module moved one folder up or down must still find it."""
+    from kvlesson.delivery.site import command as site
+
+    assert command.ROOT == site.ROOT == ROOT
+    assert (command.ROOT / "solutions").is_dir()
+
+
 def test_out_inside_a_student_release_folder_is_refused(tmp_path):
     root = a_course(tmp_path / "kvlesson")
     for inside in (root / "notebooks", root / "notebooks" / "07_wrap_up" / "my-course"):

@@ -77,6 +77,11 @@ KNOWN: dict[str, dict[str, str]] = {
                     "with room for all, the case takes as many steps as its "
                     "longest reply, 30 tokens: the question's own case says it",
                 ),
+                (
+                    "steps_tight",
+                    "33 in view is B's tokens in the hand case (`kv.blocks_for(33)`: its 32 "
+                    "and the one it writes next), not a count of steps",
+                ),
             )
         },
     },
