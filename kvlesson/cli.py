@@ -10,9 +10,8 @@
 
 `python -m kvlesson VERB ...` is the same command. Each verb lives in the module that does its
 job (the table VERBS), which gives its arguments and runs it; only the verb asked for is
-imported, so `kvlesson numbers` starts without nbgrader. The addresses of earlier releases
-(`python -m kvlesson.grade`, `.course`, `.student`, `.box`, `python -m kvlesson --gpu ...`)
-are gone (CHANGELOG.md, 2026-12-07).
+imported, so `kvlesson numbers` starts without nbgrader. The addresses of earlier versions
+(one module a verb, the numbers without a verb) are gone: CHANGELOG.md says what to type now.
 """
 
 from __future__ import annotations

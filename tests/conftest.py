@@ -1,49 +1,69 @@
-"""Mark the end-to-end runs, and hand the slowest test files out first.
+"""The suite's tiers, the quick tier's guard, hypothesis's profiles, and the slowest files first.
 
-Everything under tests/system/, and the executed instructor notebooks that `--nbval`
-collects from solutions/, is a `system` test: `pytest -m "not system"` leaves them out
-(the quick loop of docs/architecture.md).
+Tiers, by marker (README, "Run the tests"):
+
+* `system`: every test under tests/system/ (a class graded, the hub, the browser, Binder's
+  environment, the course for a card) and every nbval cell of solutions/, marked here;
+* `process`: a test elsewhere that starts a process (a kernel, a command, nbgrader, git,
+  bubblewrap, Chromium), marked by hand where it is written;
+* `quick`: every other test, marked here: no process at all. `bash scripts/test.sh --quick`
+  runs only these (`-m quick`); `bash scripts/test.sh` runs every tier, every time.
+
+The guard: a quick test that starts a process, in its body or in a fixture it sets up, fails,
+naming the marker it lacks, so the quick tier stays what its name says without anyone keeping
+a list.
+
+Hypothesis draws as many examples as each test asks for (`support.examples.examples`) under the
+`ci` profile, the default; `HYPOTHESIS_PROFILE=quick` (the quick tier) draws a twentieth.
 
 The README's test command spreads whole test files over two pytest-xdist workers
-(`--dist loadfile --no-loadscope-reorder`): each worker takes the next file in
-collection order when it is nearly done with its own. xdist's default order puts the
-files with the most tests first, which leaves the few-test files that build a whole
-class, an environment or a hub for the end, where one worker runs them alone while the
-other has finished. The longest first keeps both busy to the end.
+(`--dist loadfile --no-loadscope-reorder`): each worker takes the next file in collection order
+when it is nearly done with its own. The longest files first keep both busy to the end.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
+from hypothesis import HealthCheck, settings
 
-# The browser fixtures (`browser`, `page`: Debian's Chromium) for every test that asks for them.
-pytest_plugins = ["support.browser"]
+from support.examples import PROFILE
 
 SYSTEM = Path(__file__).resolve().parent / "system"
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
+SLOW_TIERS = ("system", "process")
+STARTS = ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system")  # os's ways to start one
+
+settings.register_profile("ci", deadline=None)
+settings.register_profile(
+    "quick", deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
+)
+settings.load_profile(PROFILE)
 
 # Test files of half a minute or more, slowest first, so that neither worker is left alone
-# with a long one at the end. The seconds are each file's longest tests from
-# `pytest --durations=30` in a full run of 2026-12-02 on this 2-core machine, nothing else
-# running (20 min 48 s for the suite). Files not named follow in their usual order.
+# with a long one at the end (each file's time in a quiet full run: README, "Speed").
+# Files not named follow in their usual order.
 SLOWEST_FIRST = [
-    "test_cheats.py",  # 307 + 125: a class of 50 cheats graded, then the timing ones again, busy
-    "test_hub.py",  # 157 + 63: a JupyterHub term with a class of real accounts, the attack
-    "test_grade_every_assignment.py",  # 151: every assignment graded in the box
-    "test_course_for.py",  # 144 + 21: the course executed for another card
-    "test_nbgrader_flow.py",  # 129: a term of 01_floor_plan
-    "test_grade_parallel.py",  # 99 + 58 + 26: a deadline, a killed worker, a killed command
-    "test_class_report.py",  # 117: a class graded and reported
-    "test_binder.py",  # 104: Binder's environment installed from the lock
-    "test_site.py",  # 68 + 30: the website built, axe and 320 px on every page
-    "test_browser.py",  # 150: JupyterLab and Chromium, every explorer moved
-    "test_notebooks.py",  # releases regenerated and run
-    "test_ta_grading.py",  # 44: a TA grades a download on a laptop
-    "test_journey.py",  # 38: a student's first hour in the browser
-    "test_capstone.py",  # the capstone's grid searches
-    "test_selfchecks.py",  # wrong answers against every self-check
+    "test_cheats.py",
+    "test_hub.py",
+    "test_grade_every_assignment.py",
+    "test_course_for.py",
+    "test_nbgrader_flow.py",
+    "test_grade_parallel.py",
+    "test_class_report.py",
+    "test_binder.py",
+    "test_site.py",
+    "test_browser.py",
+    "test_notebooks.py",
+    "test_ta_grading.py",
+    "test_journey.py",
+    "test_capstone.py",
+    "test_selfchecks.py",
 ]
 
 
@@ -55,5 +75,52 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if is_system(Path(item.path)):
             item.add_marker(pytest.mark.system)
+        if not any(item.get_closest_marker(tier) for tier in SLOW_TIERS):
+            item.add_marker(pytest.mark.quick)
     rank = {name: place for place, name in enumerate(SLOWEST_FIRST)}
     items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
+@contextmanager
+def no_process(item: pytest.Item) -> Iterator[None]:
+    """For a quick test, starting a process (in the test or any fixture it sets up) fails with
+    the marker it lacks; other tests run as they are."""
+    if item.get_closest_marker("quick") is None:
+        yield
+        return
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(
+            f"{item.nodeid} starts a process, so it is not a quick test: mark it "
+            "@pytest.mark.process (tests/conftest.py)"
+        )
+
+    names = [name for name in STARTS if hasattr(os, name)]
+    saved = subprocess.Popen._execute_child, [getattr(os, name) for name in names]
+    subprocess.Popen._execute_child = refuse
+    for name in names:
+        setattr(os, name, refuse)
+    try:
+        yield
+    finally:
+        subprocess.Popen._execute_child = saved[0]
+        for name, kept in zip(names, saved[1]):
+            setattr(os, name, kept)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    with no_process(item):
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    with no_process(item):
+        yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item):
+    with no_process(item):
+        yield

@@ -9,8 +9,6 @@ wrong number. A server that cannot start says what it needs and what to do.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from functools import partial
 
 import numpy as np
@@ -21,9 +19,8 @@ import kvlesson as kv
 from kvlesson.grading.checks import probes
 from kvlesson.lesson.numbers import lesson_numbers
 from kvlesson.memory.specs import LLAMA_31_8B_CONFIG
-from support.paths import ROOT
+from support.command import kvlesson
 
-REPO = ROOT
 CHATS = [(30, 10)]  # one small chat: the argument under test fails before any serving
 NAN, INF = float("nan"), float("inf")
 reference_sweep = partial(kv.cap_sweep, engine="reference")  # the fast engine is tested apart
@@ -524,14 +521,7 @@ def test_good_answers_come_back_in_the_checked_form():
     ],
 )
 def test_cli_usage_errors(args, message):
-    run = subprocess.run(
-        [sys.executable, "-m", "kvlesson", "numbers", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    run = kvlesson("numbers", *args)
     assert run.returncode == 2
     assert run.stdout == ""
     assert "usage: kvlesson numbers" in run.stderr
@@ -539,14 +529,7 @@ def test_cli_usage_errors(args, message):
 
 
 def test_cli_says_when_the_server_will_not_start():
-    run = subprocess.run(
-        [sys.executable, "-m", "kvlesson", "numbers", "--share", "40", "--longest", "128000"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    run = kvlesson("numbers", "--share", "40", "--longest", "128000")
     assert run.returncode == 0
     assert "the server will not start" in run.stdout
     assert "to at least 44%" in run.stdout

@@ -8,12 +8,17 @@ release's address is gone, and CHANGELOG.md says what to type now.
 from __future__ import annotations
 
 import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 import tomllib
 
 from kvlesson import cli
 from kvlesson.memory.specs import GPUS, MODELS
+from support.command import kvlesson
 from support.paths import ROOT
 
 
@@ -78,3 +83,16 @@ def test_a_setting_without_a_verb_names_the_verbs(capsys):
     assert cli.main(["--share", "90"]) == 2
     said = capsys.readouterr().err
     assert "no verb '--share'" in said and "numbers" in said
+
+
+@pytest.mark.process
+def test_the_console_command_prints_what_the_verb_prints_in_process():
+    """The installed `kvlesson` (the console script) and `python -m kvlesson` print what the
+    tests read from the verb run in this process (support.command)."""
+    script = Path(sys.executable).parent / "kvlesson"
+    for command in ([str(script)], [sys.executable, "-m", "kvlesson"]):
+        done = subprocess.run(
+            [*command, "numbers", "--json"], capture_output=True, text=True, check=False
+        )
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout) == json.loads(kvlesson("numbers", "--json").stdout)

@@ -42,6 +42,7 @@ def test_a_wrong_name_gets_pythons_attribute_error():
         kv.memory_part  # noqa: B018
 
 
+@pytest.mark.process
 def test_the_boxs_launcher_and_the_course_config_load_no_model():
     loaded = fresh(
         "import sys, kvlesson.grading.box.launch, kvlesson.grading.box.execute; "
@@ -51,6 +52,7 @@ def test_the_boxs_launcher_and_the_course_config_load_no_model():
     assert loaded == "[]"
 
 
+@pytest.mark.process
 def test_the_graders_reading_follows_a_name_nobody_has_used_yet():
     """`kv.startup` calls memory_parts: read in a process where nothing loaded startup."""
     found = fresh(
@@ -62,6 +64,7 @@ def test_the_graders_reading_follows_a_name_nobody_has_used_yet():
     assert "memory_parts" in found
 
 
+@pytest.mark.process
 def test_the_boxs_kernel_has_every_name_loaded_before_any_cell():
     loaded = fresh(
         "import kvlesson as kv; from kvlesson.grading.box import watch; "

@@ -58,6 +58,7 @@ def test_the_default_out_is_in_the_home_folder_named_after_the_setting(tmp_path,
     )
 
 
+@pytest.mark.process
 def test_a_run_that_fails_leaves_nothing(tmp_path):
     root = a_course(tmp_path / "source")
     (root / "solutions" / "00_start_here").mkdir(parents=True)

@@ -33,6 +33,8 @@ from kvlesson.grading.course.key import key_path, read_key
 from support.paths import ROOT
 from support.variants import Exercise, exercises_of, read, run_variants
 
+pytestmark = pytest.mark.process  # every test here runs kernels (the notebooks' own)
+
 NAMES = command.assignments(ROOT)
 EXERCISES = [(name, grade_id) for name in NAMES for grade_id in exercises_of(name)]
 REPORT = ROOT / "artifacts" / "selfcheck_variants.json"

@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import nbformat
+import pytest
 
 from kvlesson.authoring.shown_numbers import cell_text
 from support.paths import ROOT
@@ -131,6 +132,7 @@ def test_the_glossary_has_the_terms_of_notebooks_5_and_6():
     assert "gap between tokens" in " ".join(defined.split())
 
 
+@pytest.mark.process
 def test_the_command_for_another_card_runs_from_a_cell(tmp_path):
     """The wrap-up's command, as IPython runs it from a cell: `!{sys.executable} -m ...` is this
     kernel's Python, whatever a fresh terminal's PATH holds. Run here with PATH emptied and an

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import math
 import random
-import subprocess
-import sys
 from collections import deque
 
 import pytest
@@ -28,9 +26,7 @@ from kvlesson.serving.sweep import (
     prefill_seconds,
     stops_paying,
 )
-from support.paths import ROOT
-
-REPO = ROOT
+from support.command import kvlesson
 
 
 def one(x: float, places: int = 1) -> str:
@@ -462,15 +458,8 @@ def as_json() -> dict:
     return json.loads(run_cli("--json").stdout)
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "kvlesson", "numbers", *args],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+def run_cli(*args: str):
+    return kvlesson("numbers", *args)
 
 
 @pytest.mark.parametrize("section, key, text", QUOTED)

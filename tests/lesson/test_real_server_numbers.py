@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 
 import nbformat
 import pytest
@@ -27,6 +25,7 @@ from kvlesson.memory.other_servers import (
 )
 from kvlesson.memory.startup import AUTO, startup
 from kvlesson.memory.vllm_defaults import v1_defaults
+from support.command import kvlesson
 from support.paths import ROOT
 
 REPO = ROOT
@@ -133,14 +132,8 @@ def numbers():
 
 @pytest.fixture(scope="module")
 def cli_json() -> dict:
-    run = subprocess.run(
-        [sys.executable, "-m", "kvlesson", "numbers", "--json"],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
+    run = kvlesson("numbers", "--json")
+    assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
 
 

@@ -17,6 +17,7 @@ from kvlesson.serving.calm_stretch import stretch_seconds
 from kvlesson.serving.fast_engine import serve_fast
 from kvlesson.serving.server import make_setup, serve
 from support.engines import TOY_GPUS, TOY_MODEL, assert_same
+from support.examples import examples
 
 LESSON_CHATS = kv.lesson_chats()
 CAPS = [2**k for k in range(10)]  # the sweep: 1, 2, 4, ..., 512
@@ -155,7 +156,7 @@ def workloads(draw) -> dict:
     )
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(workloads())
 def test_random_workloads(workload):
     check(**workload)
@@ -181,7 +182,7 @@ def test_random_workloads_are_not_vacuous():
 # --- the closed form of a stretch -------------------------------------------
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     cache=st.integers(1, 20_000),
     n=st.integers(1, 200),

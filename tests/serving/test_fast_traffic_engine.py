@@ -28,6 +28,7 @@ from kvlesson.serving.latency import latency
 from kvlesson.serving.server import serve
 from kvlesson.serving.settings import ADMIT_RULES, FIRST_CHUNK, WHOLE_PROMPT, start
 from support.engines import TOY_GPUS, TOY_MODEL, assert_same, workload
+from support.examples import examples
 from support.lesson_model import lesson_serve
 
 TEXTS = ("system", "alice", "bob")
@@ -112,7 +113,7 @@ def test_reference_is_the_lesson_on_seeded_settings(seed):
     assert_same(serve_fast(**case), serve(**case))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.data())
 def test_settings_that_never_bind_change_nothing(data):
     """A budget no step reaches and a proxy cap above the chats give the lesson exactly."""
@@ -123,7 +124,7 @@ def test_settings_that_never_bind_change_nothing(data):
     assert_same(serve_fast(**case, **idle), serve(**case))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.data())
 def test_prefix_caching_without_shared_texts_or_pauses_changes_nothing(data):
     case = dict(workload(lambda low, high: data.draw(st.integers(low, high))))
@@ -156,13 +157,13 @@ def test_the_lesson_sweep_is_unchanged():
 # --- 2. the fast engine on traffic --------------------------------------------
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(traffics())
 def test_fast_equals_reference_on_traffic(case):
     assert_same(serve_fast(**case), serve(**case))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.data())
 def test_the_skipping_engine_on_the_lessons_workloads(data):
     """serve_fast sends the lesson's runs to the closed form; the engine for traffic must
@@ -190,7 +191,7 @@ def test_the_skipping_engine_on_the_lessons_workloads(data):
 # --- 3. properties --------------------------------------------------------------
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(traffics())
 def test_budget_never_exceeded_and_nobody_starts_before_arriving(case):
     arrives = [chat.arrives for chat in case["chats"]]
@@ -201,7 +202,7 @@ def test_budget_never_exceeded_and_nobody_starts_before_arriving(case):
         assert step.start + step.seconds == step.clock
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(traffics())
 def test_every_token_written_once(case):
     steps = kv.trace(**case)
@@ -216,7 +217,7 @@ def test_every_token_written_once(case):
         assert not served or result.first_token_s[i] >= chat.arrives
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(traffics())
 def test_blocks_are_conserved_with_the_cache(case):
     for step in kv.trace(**case):
@@ -226,7 +227,7 @@ def test_blocks_are_conserved_with_the_cache(case):
         assert 0 <= len(step.running) <= case["cap"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(traffics())
 def test_percentiles_are_ordered(case):
     report = latency(serve_fast(**case))
@@ -236,7 +237,7 @@ def test_percentiles_are_ordered(case):
     assert 0 <= report.hit_rate < 1
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(traffics())
 def test_the_two_admission_rules_agree_without_a_budget(case):
     """With no budget a joining chat reads its whole context at once, so the first chunk
@@ -258,7 +259,7 @@ def joins_without_room(case: dict) -> int:
     return short
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(traffics())
 def test_whole_prompt_admission_never_admits_a_chat_that_does_not_fit(case):
     """Under today's rule a chat joins only when the free blocks cover its whole context."""
@@ -276,7 +277,7 @@ def test_the_first_chunk_rule_did_admit_chats_that_did_not_fit():
     assert short >= 5
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(traffics())
 def test_every_gap_between_tokens_is_in_the_report(case):
     """ITL is every gap between two tokens of one chat: the trace's clocks give them."""

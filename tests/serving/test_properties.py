@@ -16,6 +16,7 @@ from hypothesis import given, settings, strategies as st
 
 import kvlesson as kv
 from support.engines import workload
+from support.examples import examples
 
 
 @st.composite
@@ -29,7 +30,7 @@ def served(case: dict) -> list[int]:
     return [i for i, (prompt, reply) in enumerate(case["chats"]) if prompt + reply <= limit]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(workloads())
 def test_blocks_are_never_lost_or_made_up(case):
     for step in kv.trace(**case):
@@ -40,7 +41,7 @@ def test_blocks_are_never_lost_or_made_up(case):
         assert 1 <= len(step.running) <= case["cap"]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(workloads())
 def test_every_chat_finishes_once_or_is_refused(case):
     steps = kv.trace(**case)
@@ -53,7 +54,7 @@ def test_every_chat_finishes_once_or_is_refused(case):
     assert r.refused == len(case["chats"]) - len(served(case))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(workloads())
 def test_reserved_chats_hold_the_full_ceiling_and_never_pause(case):
     steps = kv.trace(**case)
@@ -63,13 +64,13 @@ def test_reserved_chats_hold_the_full_ceiling_and_never_pause(case):
         assert not any(step.paused for step in steps)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(workloads())
 def test_same_input_same_result(case):
     assert repr(kv.serve(**case)) == repr(kv.serve(**case))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(workloads())
 def test_reported_figures_are_sane_and_match_the_trace(case):
     r = kv.serve(**case)

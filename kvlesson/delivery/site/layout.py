@@ -19,7 +19,7 @@ import nbformat
 from kvlesson.delivery.site.pages import PageStats, merged, relinked, shell_fences
 
 BADGE = re.compile(r"\[!\[([^\]]*)\]\([^)]*\)\]\(([^)]*)\)")  # [![alt](image)](link)
-CONF = """# Written by python -m kvlesson.course site: the course as an offline static website.
+CONF = """# Written by kvlesson site: the course as an offline static website.
 project = "kvlesson: what do an LLM server's settings change?"
 author = "the kvlesson course"
 extensions = ["myst_nb"]

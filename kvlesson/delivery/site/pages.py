@@ -53,7 +53,7 @@ def merged(
     if len(release.cells) != len(solution.cells):
         raise Mismatch(
             f"{name}: the release has {len(release.cells)} cells, solutions/ "
-            f"{len(solution.cells)}: run python -m kvlesson.course build"
+            f"{len(solution.cells)}: run kvlesson build"
         )
     page = copy.deepcopy(release)
     outputs = withheld = 0
@@ -67,7 +67,7 @@ def merged(
         if kind == "text" and cell.source != executed.source:
             raise Mismatch(
                 f"{name}: cell {index} differs between the release and solutions/: "
-                "run python -m kvlesson.course build"
+                "run kvlesson build"
             )
         cell.metadata.pop("nbgrader", None)
         if cell.cell_type != "code":

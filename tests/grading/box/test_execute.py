@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 
 import nbformat
+import pytest
 from traitlets.config import Config
 
 from kvlesson.grading.box.execute import BoxedExecute
@@ -31,6 +32,7 @@ while True:
 FORBIDDEN_CELL = "parts = kv.memory_parts(90, kv.H100_80GB, kv.LLAMA_31_8B)"
 
 
+@pytest.mark.process
 def test_a_forbidden_call_after_a_lost_kernel_is_flagged_on_the_cell_that_ran_it(tmp_path):
     course, work = tmp_path / "course", tmp_path / "work"
     course.mkdir()

@@ -63,6 +63,7 @@ def path_with(tmp_path, monkeypatch):
     walls.box_problem.cache_clear()
 
 
+@pytest.mark.process
 def test_a_machine_that_forbids_user_namespaces_is_named_before_grading(path_with):
     fake_bwrap(path_with, 1, "bwrap: setting up uid map: Permission denied")
     with pytest.raises(RuntimeError) as refused:
@@ -72,11 +73,13 @@ def test_a_machine_that_forbids_user_namespaces_is_named_before_grading(path_wit
     assert "unprivileged user namespaces" in said and "bwrap --ro-bind / / --unshare-all" in said
 
 
+@pytest.mark.process
 def test_a_bwrap_that_boxes_is_used(path_with):
     program = fake_bwrap(path_with, 0, "")
     assert walls.bwrap_path() == str(program)
 
 
+@pytest.mark.process
 def test_this_machines_bubblewrap_boxes():
     """scripts/test.sh installs bubblewrap: the box the suite grades in must work here."""
     walls.box_problem.cache_clear()

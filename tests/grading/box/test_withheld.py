@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from kvlesson.grading.box import withheld
 
 CODE = '''
@@ -68,6 +70,7 @@ def run_with(copy: Path, tmp_path: Path, code: str) -> subprocess.CompletedProce
     return done
 
 
+@pytest.mark.process
 def test_the_copy_lacks_what_it_withholds_and_keeps_the_rest(tmp_path):
     copy = withheld.package_without({"memory_parts"}, tmp_path / "cache")
     assert withheld.package_without({"memory_parts"}, tmp_path / "cache") == copy  # made once
@@ -89,6 +92,7 @@ def test_the_copy_lacks_what_it_withholds_and_keeps_the_rest(tmp_path):
     assert list(copy.rglob("__pycache__/*.pyc")), "the copy is compiled once, not per kernel"
 
 
+@pytest.mark.process
 def test_without_every_forbidden_function_of_the_course_every_module_imports(tmp_path):
     """The package computes some constants with functions an exercise forbids (each model
     from its config.json, by Model.from_hf_config): the copy carries them in as data, so
@@ -118,6 +122,7 @@ def test_without_every_forbidden_function_of_the_course_every_module_imports(tmp
     assert done.stdout.strip() == f"{kvlesson.LLAMA_31_8B!r} {kvlesson.QWEN25_7B!r}"
 
 
+@pytest.mark.process
 def test_workers_asking_at_once_wait_for_one_copy_instead_of_making_their_own(tmp_path):
     """A grading run's workers all need the copy at their first submission: while one makes
     it (it holds the lock), another waits, then takes that one, and makes none of its own."""

@@ -103,6 +103,7 @@ def test_a_link_or_a_file_as_the_submission_itself_is_an_empty_submission(tmp_pa
         seal.seal(tmp_path / "real", tmp_path / "sealed")
 
 
+@pytest.mark.process
 def test_collect_seals_a_submission_planted_in_the_exchange(tmp_path):
     """nbgrader's own collect, with the course's config: a submission folder in the
     exchange's inbound/ holding a link to the instructor's notebook is collected without
@@ -154,6 +155,7 @@ def test_collects_notes_are_told_apart_from_any_other_file_of_their_name(tmp_pat
         assert seal.REFUSALS in note and "the grader owes me" not in note, note
 
 
+@pytest.mark.process
 def test_feedback_with_a_link_in_it_is_not_released(tmp_path):
     course = tmp_path / "course"
     feedback = course / "feedback" / "alice" / "01_floor_plan"

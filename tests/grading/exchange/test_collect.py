@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbgrader.api import Gradebook
 
 from kvlesson.grading.course import seal
@@ -65,6 +66,7 @@ def collected(course: Path, student: str) -> tuple[str, list[str], str]:
     )
 
 
+@pytest.mark.process
 def test_collect_takes_each_students_own_work_and_the_class_is_not_stopped(tmp_path, course):
     inbound = tmp_path / "exchange" / "kvlesson" / "inbound"
     inbound.mkdir(parents=True)
@@ -114,6 +116,7 @@ def test_collect_takes_each_students_own_work_and_the_class_is_not_stopped(tmp_p
     assert any(note.startswith("timestamp.txt said '2025-01-01") for note in notes), notes
 
 
+@pytest.mark.process
 def test_every_odd_entry_of_inbound_costs_that_entry_only(tmp_path, course):
     """Issue 26's entries: a plain file, a link, a name with a time far in the future or a
     date of 9999, a name that is not UTF-8 or holds a line break. None stops the collect,
@@ -185,6 +188,7 @@ def test_every_odd_entry_of_inbound_costs_that_entry_only(tmp_path, course):
     ]
 
 
+@pytest.mark.process
 def test_only_the_students_on_the_roster_are_collected(tmp_path, course):
     inbound = tmp_path / "exchange" / "kvlesson" / "inbound"
     inbound.mkdir(parents=True)
@@ -199,6 +203,7 @@ def test_only_the_students_on_the_roster_are_collected(tmp_path, course):
     assert "nobody is not on the course's roster" in done.stdout + done.stderr
 
 
+@pytest.mark.process
 def test_where_every_account_is_one_user_the_owner_check_can_be_turned_off(tmp_path, course):
     """On Zero to JupyterHub every pod runs as jovyan: with ExchangeCollect.check_owner off,
     a folder is collected whoever owns it."""

@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from kvlesson.grading.exchange.submit import SUBMISSION_MODE
 from support.exchange import AS_ROOT, ASSIGNMENT, nbgrader, uid
@@ -63,6 +64,7 @@ def submit(tmp_path: Path, exchange: Path) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.process
 def test_a_submission_is_left_to_its_student_and_the_instructors(tmp_path):
     course = exchange_as_the_guide_makes_it(tmp_path / "exchange", group="daemon")
     done = submit(tmp_path, tmp_path / "exchange")
@@ -73,6 +75,7 @@ def test_a_submission_is_left_to_its_student_and_the_instructors(tmp_path):
     assert info.st_gid == grp.getgrnam("daemon").gr_gid  # the instructors'
 
 
+@pytest.mark.process
 def test_no_submission_into_an_inbound_folder_whose_group_holds_students(tmp_path):
     # inbound owned by another account, with a group the submitting account is in: its
     # classmates would be in it too.

@@ -251,6 +251,7 @@ def autograded(answers: dict[str, str], extra: list[str] = ()) -> marks.Notebook
     return marks.mark_notebook(nb, key, instructor)
 
 
+@pytest.mark.process
 def test_an_honest_notebook_gets_every_point_and_no_flag():
     marked = autograded({})
     assert [m.flags for m in marked.marks if m.flags] == [] and marked.flags == ()
@@ -258,6 +259,7 @@ def test_an_honest_notebook_gets_every_point_and_no_flag():
     assert not marked.tampered
 
 
+@pytest.mark.process
 def test_package_calls_through_an_alias_in_a_variable_or_another_cell_score_zero():
     marked = autograded(
         {
@@ -275,6 +277,7 @@ def test_package_calls_through_an_alias_in_a_variable_or_another_cell_score_zero
     assert marks["ex1_2_tests"].score == marks["ex1_2_tests"].points
 
 
+@pytest.mark.process
 def test_a_package_function_that_calls_the_forbidden_one_scores_zero():
     marked = autograded(
         {
