@@ -302,7 +302,7 @@ def course_for(
 
     from kvlesson.memory.floor import check_starts, memory_parts
     from kvlesson.memory.specs import Model, gpu as find_gpu, model as find_model
-    from kvlesson.serving.server import LESSON_LONGEST, LESSON_SHARE
+    from kvlesson.serving.settings import LESSON_LONGEST, LESSON_SHARE
 
     parameter, config = model_parameter(model, model_config)
     chosen = Model.from_hf_config(config) if config else find_model(parameter)

@@ -41,7 +41,7 @@ from kvlesson.lesson.sentences import chat_name
 from kvlesson.lesson.stacked_bar import StackedBar, card_segments
 from kvlesson.lesson.sweep_charts import SweepChart, knee_by_pool, sweep_chart
 from kvlesson.memory.floor import TYPICAL_CHAT, MemoryParts, Room
-from kvlesson.serving.server import Step
+from kvlesson.serving.results import Step
 
 __all__ = [
     "BLUE",

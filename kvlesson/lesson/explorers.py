@@ -40,7 +40,7 @@ from kvlesson.lesson.slider import Slider
 from kvlesson.memory.floor import RESERVE_BYTES, ServerWontStart
 from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.serving.chats import Chat, as_chats, lesson_chats
-from kvlesson.serving.server import LESSON_LONGEST, LESSON_SHARE
+from kvlesson.serving.settings import LESSON_LONGEST, LESSON_SHARE
 from kvlesson.serving.sweep import CAPS
 from kvlesson.serving.trace import trace
 

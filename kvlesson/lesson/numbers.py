@@ -24,7 +24,7 @@ from kvlesson.memory.floor import (
 )
 from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.serving.chats import Chat, as_chats, lesson_chats
-from kvlesson.serving.server import LESSON_LONGEST, LESSON_SHARE
+from kvlesson.serving.settings import LESSON_LONGEST, LESSON_SHARE
 from kvlesson.serving.sweep import (
     CAPS,
     cap_for_wait,

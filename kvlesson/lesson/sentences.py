@@ -31,7 +31,8 @@ from kvlesson.memory.floor import (
 from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.memory.units import counted
 from kvlesson.serving.chats import Chat
-from kvlesson.serving.server import LESSON_LONGEST, Step
+from kvlesson.serving.results import Step
+from kvlesson.serving.settings import LESSON_LONGEST
 from kvlesson.serving.sweep import (
     CAPS,
     cap_sweep,

@@ -22,7 +22,8 @@ from kvlesson.memory.floor import (
     room,
 )
 from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
-from kvlesson.serving.server import LESSON_LONGEST, Step
+from kvlesson.serving.results import Step
+from kvlesson.serving.settings import LESSON_LONGEST
 
 
 class Table(pd.DataFrame):

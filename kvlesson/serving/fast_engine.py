@@ -36,19 +36,12 @@ import heapq
 from collections import deque
 from typing import Iterable
 
-from kvlesson.memory.floor import BLOCK_TOKENS, RESERVE_BYTES
-from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
+from kvlesson.memory.floor import BLOCK_TOKENS
 from kvlesson.serving.arrivals import Request
 from kvlesson.serving.calm_stretch import stretch_seconds
 from kvlesson.serving.fast_traffic_engine import SkippingServer
 from kvlesson.serving.results import ServeResult, Tally, summarize
-from kvlesson.serving.settings import (
-    LESSON_LONGEST,
-    WHOLE_PROMPT,
-    Setup,
-    accepted,
-    start,
-)
+from kvlesson.serving.settings import Settings, Setup, accepted, start, takes_settings
 
 # The phase of a chat whose blocks were all reserved when it joined: it never
 # takes a block as it grows, so it is counted apart from the 16 real phases.
@@ -298,43 +291,15 @@ class FastServer:
         return end
 
 
-def serve_fast(
-    chats: Iterable,
-    cap: int,
-    share: int | None = None,
-    longest: int | None = LESSON_LONGEST,
-    reserved: bool = False,
-    *,
-    blocks: int | None = None,
-    gpu: GPU = A100_80GB,
-    model: Model = LLAMA_31_8B,
-    reserve_bytes: float = RESERVE_BYTES,
-    budget: int | None = None,
-    prefix_caching: bool = False,
-    admission: int | None = None,
-    admit_rule: str = WHOLE_PROMPT,
-) -> ServeResult:
+@takes_settings()
+def serve_fast(chats: Iterable, settings: Settings) -> ServeResult:
     """`server.serve`, event to event: the same settings, checks and results, much faster.
 
     The lesson's runs (every chat at time zero, none of notebook 6's settings)
     take the closed form above; the others skip calm stretches on the
     reference's own state (`fast_traffic_engine`).
     """
-    chats, setup = start(
-        chats,
-        cap,
-        share,
-        longest,
-        reserved,
-        blocks,
-        gpu,
-        model,
-        reserve_bytes,
-        budget,
-        prefix_caching,
-        admission,
-        admit_rule,
-    )
+    chats, setup = start(chats, settings)
     arrives = [chat.arrives for chat in chats]
     if setup.lesson and not any(arrives):
         server = FastServer(chats, setup)

@@ -36,21 +36,12 @@ from __future__ import annotations
 from collections import deque
 from typing import Iterable
 
-from kvlesson.memory.floor import BLOCK_TOKENS, RESERVE_BYTES, blocks_for
-from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
+from kvlesson.memory.floor import BLOCK_TOKENS, blocks_for
 from kvlesson.serving.arrivals import Request
 from kvlesson.serving.block_pool import BlockPool, block_names
 from kvlesson.serving.proxy import Door
 from kvlesson.serving.results import ServeResult, Step, Tally, note_queue, summarize
-from kvlesson.serving.settings import (  # noqa: F401
-    LESSON_LONGEST,
-    LESSON_SHARE,
-    WHOLE_PROMPT,
-    Setup,
-    accepted,
-    make_setup,
-    start,
-)
+from kvlesson.serving.settings import Settings, Setup, accepted, start, takes_settings
 
 
 class Server:
@@ -322,47 +313,16 @@ class Server:
         )
 
 
-def serve(
-    chats: Iterable,
-    cap: int,
-    share: int | None = None,
-    longest: int | None = LESSON_LONGEST,
-    reserved: bool = False,
-    *,
-    blocks: int | None = None,
-    gpu: GPU = A100_80GB,
-    model: Model = LLAMA_31_8B,
-    reserve_bytes: float = RESERVE_BYTES,
-    budget: int | None = None,
-    prefix_caching: bool = False,
-    admission: int | None = None,
-    admit_rule: str = WHOLE_PROMPT,
-) -> ServeResult:
+@takes_settings()
+def serve(chats: Iterable, settings: Settings) -> ServeResult:
     """Serve `chats` step by step with at most `cap` running at once.
 
-    The pool comes from `share` (percent, default 90) or from `blocks`;
-    `longest` is the ceiling in tokens (None: no ceiling). Raises
-    ServerWontStart if the pool cannot hold one chat of the ceiling. `budget`,
-    `prefix_caching`, `admission` and `admit_rule` ("whole prompt", vLLM 0.19
-    on; "first chunk" before) are notebook 6's; chats may be Requests.
+    The settings are `Settings`' (the pool from `share`, percent, default 90, or from
+    `blocks`; `longest` the ceiling in tokens, None for none; notebook 6's `budget`,
+    `prefix_caching`, `admission` and `admit_rule`). Raises ServerWontStart if the pool cannot
+    hold one chat of the ceiling; chats may be Requests.
     """
-    server = Server(
-        *start(
-            chats,
-            cap,
-            share,
-            longest,
-            reserved,
-            blocks,
-            gpu,
-            model,
-            reserve_bytes,
-            budget,
-            prefix_caching,
-            admission,
-            admit_rule,
-        )
-    )
+    server = Server(*start(chats, settings))
     while not server.done:
         server.step()
     return server.result()

@@ -18,7 +18,8 @@ from kvlesson.memory.floor import RESERVE_BYTES
 from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.serving.chats import Chat, as_chats
 from kvlesson.serving.fast_engine import serve_fast
-from kvlesson.serving.server import LESSON_LONGEST, serve
+from kvlesson.serving.server import serve
+from kvlesson.serving.settings import LESSON_LONGEST
 
 CAPS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)  # the lesson's caps
 PAYS = 0.10  # a doubling "pays" if it adds at least 10% to tokens/s (a choice)

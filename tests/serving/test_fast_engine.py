@@ -15,7 +15,8 @@ from hypothesis import given, settings, strategies as st
 import kvlesson as kv
 from kvlesson.serving.calm_stretch import stretch_seconds
 from kvlesson.serving.fast_engine import serve_fast
-from kvlesson.serving.server import make_setup, serve
+from kvlesson.serving.server import serve
+from kvlesson.serving.settings import make_setup
 from support.engines import TOY_GPUS, TOY_MODEL, assert_same
 from support.examples import examples
 

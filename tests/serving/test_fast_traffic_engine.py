@@ -26,7 +26,7 @@ from kvlesson.serving.fast_engine import serve_fast
 from kvlesson.serving.fast_traffic_engine import SkippingServer
 from kvlesson.serving.latency import latency
 from kvlesson.serving.server import serve
-from kvlesson.serving.settings import ADMIT_RULES, FIRST_CHUNK, WHOLE_PROMPT, start
+from kvlesson.serving.settings import ADMIT_RULES, FIRST_CHUNK, WHOLE_PROMPT, Settings, start
 from support.engines import TOY_GPUS, TOY_MODEL, assert_same, workload
 from support.examples import examples
 from support.lesson_model import lesson_serve
@@ -169,20 +169,10 @@ def test_the_skipping_engine_on_the_lessons_workloads(data):
     """serve_fast sends the lesson's runs to the closed form; the engine for traffic must
     give them right too (its stretches, pauses and reservations without arrivals)."""
     case = dict(workload(lambda low, high: data.draw(st.integers(low, high))))
-    chats, setup = start(
-        case["chats"],
-        case["cap"],
-        None,
-        case["longest"],
-        case["reserved"],
-        case["blocks"],
-        kv.A100_80GB,
-        kv.LLAMA_31_8B,
-        kv.RESERVE_BYTES,
-        None,
-        False,
-        None,
+    run = Settings(
+        case["cap"], longest=case["longest"], reserved=case["reserved"], blocks=case["blocks"]
     )
+    chats, setup = start(case["chats"], run)
     server = SkippingServer(chats, setup)
     server.run()
     assert_same(server.result(), serve(**case))

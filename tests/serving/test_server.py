@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 import kvlesson as kv
-from kvlesson.serving.server import make_setup
+from kvlesson.serving.settings import make_setup
 
 HAND = [(30, 10), (30, 10)]  # two chats of 30 prompt tokens and 10 reply tokens
 
