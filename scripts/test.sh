@@ -2,10 +2,16 @@
 # Set up and run every test of the course: what CI runs (.ci/run), and what
 # the README's test command runs on a fresh machine.
 #
-#   bash scripts/test.sh               # everything
+#   bash scripts/test.sh               # everything, every tier: what CI runs
+#   bash scripts/test.sh --quick       # the quick tier: no process at all, under a minute
 #   bash scripts/test.sh -k explorers  # extra arguments go to pytest
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=
+if [ "${1:-}" = "--quick" ]; then
+  quick=1
+  shift
+fi
 
 # The browser test drives Debian's chromium (never Playwright's own download); autograde
 # runs each submission in Debian's bubblewrap (the grading box, kvlesson/grading/box); as root,
@@ -13,10 +19,12 @@ cd "$(dirname "$0")/.."
 # npm for its proxy; the tests' own .venv (below) and the hub's need python3's venv. All in one
 # apt run.
 missing=()
-[ -x /usr/bin/chromium ] || missing+=(chromium)
-[ -x /usr/bin/bwrap ] || missing+=(bubblewrap)
+if [ -z "$quick" ]; then  # the quick tier starts no browser, box or hub
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  [ -x /usr/bin/bwrap ] || missing+=(bubblewrap)
+fi
 python3 -c "import venv, ensurepip" 2>/dev/null || missing+=(python3-venv)  # for .venv
-if [ "$(id -u)" = 0 ]; then
+if [ "$(id -u)" = 0 ] && [ -z "$quick" ]; then
   /usr/bin/python3 -c "import venv, ensurepip" 2>/dev/null || missing+=(python3-venv)
   command -v npm >/dev/null && command -v node >/dev/null || missing+=(nodejs npm)
 fi
@@ -37,7 +45,7 @@ fi
 # proxy from npm and the course; quick once there), side by side: both mostly wait on the
 # package registries. pip runs again only when pyproject.toml or constraints.txt changes.
 hub=
-if [ "$(id -u)" = 0 ]; then
+if [ "$(id -u)" = 0 ] && [ -z "$quick" ]; then
   bash hub/setup.sh > /tmp/kvlesson-hub-setup.log 2>&1 &
   hub=$!
 fi
@@ -66,8 +74,13 @@ fi
 # first, and a change that breaks either stops here with what to run (ruff format; ruff check).
 .venv/bin/ruff format --check --quiet . || { echo "ruff format would change the files above: run .venv/bin/ruff format ." >&2; exit 1; }
 .venv/bin/ruff check --quiet .
+export PATH="$(pwd)/.venv/bin:$PATH" VIRTUAL_ENV="$(pwd)/.venv"
+if [ -n "$quick" ]; then
+  # The quick tier (tests/conftest.py): every test that starts no process, spread test by test
+  # over two workers, hypothesis at its quick profile (a twentieth of each count), no nbval.
+  HYPOTHESIS_PROFILE=quick exec "$python" -m pytest -m quick -p no:nbval -n 2 --dist load "$@"
+fi
 # --nbval re-runs solutions/ and compares every stored text output. Two workers (the
 # machine's cores), each test file on one of them, the slowest files first
 # (tests/conftest.py) so that neither worker is left alone with a long one at the end.
-PATH="$(pwd)/.venv/bin:$PATH" VIRTUAL_ENV="$(pwd)/.venv" \
-  "$python" -m pytest --nbval -n 2 --dist loadfile --no-loadscope-reorder "$@"
+"$python" -m pytest --nbval -n 2 --dist loadfile --no-loadscope-reorder "$@"

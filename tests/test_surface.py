@@ -17,12 +17,13 @@ import sys
 import pytest
 
 import kvlesson as kv
+from support.patience import HANG
 
 
 def fresh(code: str) -> str:
     """What `code` prints in a new Python process (isolated, as the box's launcher runs)."""
     done = subprocess.run(
-        [sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=120
+        [sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=HANG
     )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()

@@ -15,6 +15,7 @@ from PIL import Image
 import kvlesson as kv
 from kvlesson.lesson import charts, explorers, sentences, tables
 from kvlesson.lesson.quote import Say
+from support.patience import HANG
 
 
 def caption(explorer) -> str:
@@ -454,7 +455,7 @@ def test_the_next_setting_along_the_slider_is_computed_ahead(make, control, firs
     ahead = dict(explorer.lookahead.pending)
     assert ahead, "nothing computed ahead"
     for future in ahead.values():
-        future.result(timeout=60)
+        future.result(timeout=HANG)
     computed = computed_here(explorer)
     getattr(explorer, control).value = then
     assert computed == []

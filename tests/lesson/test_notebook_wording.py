@@ -19,6 +19,7 @@ import pytest
 
 from kvlesson.authoring.shown_numbers import cell_text
 from support.paths import ROOT
+from support.patience import HANG
 
 
 def cells(name: str) -> list:
@@ -153,7 +154,7 @@ def test_the_command_for_another_card_runs_from_a_cell(tmp_path):
         [sys.executable, *args],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
         cwd=ROOT / "notebooks" / "07_wrap_up",
         env={**os.environ, "PATH": ""},
     )

@@ -34,6 +34,7 @@ from playwright.sync_api import (
 
 from kvlesson.authoring import command
 from support.paths import ROOT
+from support.patience import HANG, HANG_MS, scaled
 
 ARTIFACTS = ROOT / "artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -45,9 +46,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
     "--disable-dev-shm-usage",
 ]
-STARTUP_TIMEOUT = 60  # seconds for JupyterLab to answer
-RUN_ALL_TIMEOUT = 120_000  # ms for a whole notebook to run
-RUN_START_TIMEOUT = 15_000  # ms for Run All to start the first cell
+RUN_START_SECONDS = 15  # for Run All to start the first cell on a free machine (scaled by the load)
 RUN_ALL_CLICKS = 3  # clicks on Run All before giving up (see run_all)
 VIEWPORT = {"width": 1400, "height": 1000}  # px of a page: a laptop's screen
 STDERR = '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]'
@@ -152,7 +151,7 @@ def stop(process: subprocess.Popen) -> None:
 
 def wait_until_ready(url: str, process: subprocess.Popen, log: Path) -> None:
     """Poll the server's status until it answers; fail with its log if it exits or is slow."""
-    deadline = time.monotonic() + STARTUP_TIMEOUT
+    deadline = time.monotonic() + HANG
     while time.monotonic() < deadline:
         if process.poll() is not None:
             pytest.fail(f"JupyterLab exited with {process.returncode}:\n{log.read_text()[-3000:]}")
@@ -161,7 +160,7 @@ def wait_until_ready(url: str, process: subprocess.Popen, log: Path) -> None:
                 return
         except OSError:
             time.sleep(0.3)
-    pytest.fail(f"JupyterLab did not answer within {STARTUP_TIMEOUT} s:\n{log.read_text()[-3000:]}")
+    pytest.fail(f"JupyterLab did not answer within {HANG:.0f} s:\n{log.read_text()[-3000:]}")
 
 
 @contextmanager
@@ -278,7 +277,7 @@ def open_notebook(page: Page, lab: str, assignment: str) -> Locator:
     return panel
 
 
-def wait_for_kernel(panel: Locator, timeout: int = 60_000) -> None:
+def wait_for_kernel(panel: Locator, timeout: int = HANG_MS) -> None:
     """Wait until this notebook's toolbar names its kernel and reads idle in the same look.
 
     Either alone says nothing: the execution indicator reads idle before any kernel exists,
@@ -307,9 +306,9 @@ def run_all(page: Page, panel: Locator) -> None:
 
     A Run All that comes while the kernel is still connecting runs nothing: JupyterLab
     clears each cell and moves on, with no message (seen on a loaded machine, after the
-    toolbar read idle). If no prompt has changed after RUN_START_TIMEOUT, click again, as a
-    person would; at most RUN_ALL_CLICKS clicks."""
-    before = prompts(panel)
+    toolbar read idle). If no prompt has changed after RUN_START_SECONDS (stretched by the
+    load), click again, as a person would; at most RUN_ALL_CLICKS clicks."""
+    before, start_ms = prompts(panel), scaled(RUN_START_SECONDS) * 1000
     for click in range(1, RUN_ALL_CLICKS + 1):
         page.get_by_role("menuitem", name="Run", exact=True).click()
         page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
@@ -322,13 +321,11 @@ def run_all(page: Page, panel: Locator) -> None:
                         || (/^\\[\\d+\\]:$/.test(t) && t !== before[k]));
                 }""",
                 arg=[panel.element_handle(), before],
-                timeout=RUN_START_TIMEOUT,
+                timeout=start_ms,
             )
             break
         except PlaywrightTimeout:
-            warnings.warn(
-                f"Run All click {click} started no cell in {RUN_START_TIMEOUT / 1000:.0f} s"
-            )
+            warnings.warn(f"Run All click {click} started no cell in {start_ms / 1000:.0f} s")
     try:
         page.wait_for_function(
             """([panel, stderr]) => {
@@ -341,7 +338,7 @@ def run_all(page: Page, panel: Locator) -> None:
                 return idle && (done || failed);
             }""",
             arg=[panel.element_handle(), STDERR],
-            timeout=RUN_ALL_TIMEOUT,
+            timeout=HANG_MS,
         )
     except PlaywrightTimeout:
         # Keep what the page showed: CI machines are slower than this one.
@@ -349,7 +346,7 @@ def run_all(page: Page, panel: Locator) -> None:
         page.screenshot(path=str(ARTIFACTS / "run-all-timed-out.png"))
         status = page.locator("#jp-main-statusbar").inner_text().replace("\n", " ")
         raise AssertionError(
-            f"Run All did not finish in {RUN_ALL_TIMEOUT / 1000:.0f} s; "
+            f"Run All did not finish in {HANG:.0f} s; "
             f"prompts {prompts(panel)}; status bar {status!r}; "
             "screenshot in artifacts/run-all-timed-out.png"
         ) from None

@@ -15,8 +15,8 @@ import pytest
 
 from kvlesson.authoring import command
 from support.paths import ROOT
+from support.patience import HANG
 
-NBGRADER_TIMEOUT = 240  # seconds for one nbgrader command, a hang guard only
 SOLUTION_MARKERS = ("### BEGIN SOLUTION", "### END SOLUTION")
 HIDDEN_MARKERS = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
 # Lines of solution code that say nothing about the answer.
@@ -38,7 +38,7 @@ def run_as(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Com
         env=env,
         capture_output=True,
         text=True,
-        timeout=NBGRADER_TIMEOUT,
+        timeout=HANG,
         check=False,
     )
 
@@ -83,7 +83,7 @@ def run_grade(
         env=env,
         capture_output=True,
         text=True,
-        timeout=NBGRADER_TIMEOUT * 3,
+        timeout=HANG,
         check=False,
     )
     if done.returncode != 0:

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from support.patience import HANG
+
 ASSIGNMENT = "02_ceiling"
 
 AS_ROOT = pytest.mark.skipif(
@@ -35,7 +37,7 @@ def nbgrader(command: list[str], cwd: Path, home: Path, **env: str) -> subproces
         env=environment,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
     )
 
 

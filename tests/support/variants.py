@@ -28,6 +28,7 @@ from kvlesson.grading.course import notebooks
 from kvlesson.grading.course.key import key_path, read_key
 from kvlesson.grading.marking import cell_roles, cell_scan, marks
 from support.paths import ROOT
+from support.patience import HANG
 
 ARTIFACTS = ROOT / "artifacts"
 
@@ -189,7 +190,7 @@ async def run_variants(
     )
     client = NotebookClient(
         filled,
-        timeout=120,
+        timeout=HANG,
         kernel_name="python3",
         resources={"metadata": {"path": str(ROOT / "notebooks" / name)}},
     )

@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 
 from support.paths import ROOT
+from support.patience import HANG
 
 BINDER = ROOT / "binder"
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -116,7 +117,7 @@ def build_environment(venv: Path, env: dict[str, str]) -> None:
             str(BINDER / "requirements.txt"),
         ],
         env,
-        timeout=600,
+        timeout=HANG,
     )
     post_build = BINDER / "postBuild"
     if post_build.exists():

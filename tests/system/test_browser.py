@@ -49,8 +49,8 @@ from support.browser import (
     run_all,
     served_lab,
 )
+from support.patience import HANG_MS
 
-UPDATE_TIMEOUT = 20_000  # ms for the kernel to redraw an explorer after a move
 PRESSES = 3  # arrow-key presses on a slider handle
 
 
@@ -233,7 +233,7 @@ def test_explorer_follows_its_slider(lab, page, explorer):
     move(box, explorer)
     caption_locator = box.locator(".widget-html").nth(-2)
     try:
-        caption_locator.filter(has_text=expected).wait_for(timeout=UPDATE_TIMEOUT)
+        caption_locator.filter(has_text=expected).wait_for(timeout=HANG_MS)
     except Exception:
         pytest.fail(
             f"after {PRESSES} x {explorer.key} on {explorer.slider!r} the caption reads\n"
@@ -242,7 +242,7 @@ def test_explorer_follows_its_slider(lab, page, explorer):
     page.wait_for_function(
         "([box, old]) => [...box.querySelectorAll('img')].pop().src !== old",
         arg=[box.element_handle(), src],
-        timeout=UPDATE_TIMEOUT,
+        timeout=HANG_MS,
     )
     new_caption, new_src = caption_and_image(box)
     assert new_caption == expected

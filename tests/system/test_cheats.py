@@ -34,7 +34,6 @@ import socket
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -59,11 +58,14 @@ from support.course import (
     set_cell_timeout,
 )
 from support.live_html import live
+from support.patience import HANG, scaled
+from support.throttle import half_a_core
 
 ASSIGNMENT, NOTEBOOK = "01_floor_plan", "floor_plan"
 COURSE_ID = "kvlesson"  # c.CourseDirectory.course_id in nbgrader_config.py
-CELL_TIMEOUT = 10  # seconds; the course's config says 30; no cell here needs more than 1 on a
-# quiet machine, and 10 leaves room for a core shared with a busy loop (the determinism test)
+# The course's cell timeout here: its config says 30; no cell here needs more than 1 on a quiet
+# machine, and 10 leaves room for half a core (the determinism test); stretched by the load.
+CELL_TIMEOUT = scaled(10)
 MARKER = "kvlesson-cheat-7f3a"  # in command lines and file names the cheats leave
 PWNED = Path("/tmp") / f"{MARKER}-pwned"  # what a file run as the grader would write
 # A TCP server of the grader's machine that no graded notebook may reach.
@@ -943,7 +945,7 @@ def graded(tmp_path_factory):
         "--jobs",
         "2",
     ]
-    done = subprocess.run(command, cwd=base, env=env, capture_output=True, text=True, timeout=900)
+    done = subprocess.run(command, cwd=base, env=env, capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 1, done.stdout + done.stderr  # four notebooks nbgrader cannot grade
     yield Graded(root, done, env)
     LISTENER.close()
@@ -1126,28 +1128,12 @@ def _read(path: Path) -> bytes:
 TIMING = ("solver", "stuck", "threader", "selfsender", "packager")
 
 
-def on_core(core: int):
-    """What a child process runs first: keep it, and all it starts, on that core only."""
-    return lambda: os.sched_setaffinity(0, {core})
-
-
-@contextmanager
-def busy_core(core: int = 0):
-    """A process that keeps `core` busy for as long as the block runs."""
-    loop = subprocess.Popen([sys.executable, "-c", "while True: pass"], preexec_fn=on_core(core))
-    try:
-        yield
-    finally:
-        loop.kill()
-        loop.wait()
-
-
-def test_marks_and_flags_are_the_same_with_one_job_on_a_busy_core(graded, tmp_path):
+def test_marks_and_flags_are_the_same_with_one_job_on_a_starved_core(graded, tmp_path):
     """Determinism: the students of TIMING, graded again in a course of their own with
-    --jobs 1 on one core that a busy loop shares (the grader, its worker, the box and the
-    kernel all on that core, at half of it or less), get exactly the marks and the flags
-    they got in the class's run with --jobs 2 on both cores. One core, not both: the
-    grading is as starved, and the rest of the test suite keeps the other core."""
+    --jobs 1 on half of one core (the grader, its worker, the box and the kernel all on that
+    core, under a CPU quota: support.throttle), get exactly the marks and the flags they got
+    in the class's run with --jobs 2 on both cores. Half a core, not both: the grading is as
+    starved, and the rest of the test suite keeps the machine."""
     root = copy_course(tmp_path / "course", [ASSIGNMENT])
     set_cell_timeout(root, CELL_TIMEOUT)
     env = {**graded.env, "HOME": str(tmp_path / "instructor")}
@@ -1165,15 +1151,9 @@ def test_marks_and_flags_are_the_same_with_one_job_on_a_busy_core(graded, tmp_pa
         "--jobs",
         "1",
     ]
-    with busy_core(0):
+    with half_a_core(0) as starved:
         done = subprocess.run(
-            command,
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-            preexec_fn=on_core(0),
+            command, cwd=tmp_path, env=env, capture_output=True, text=True, preexec_fn=starved
         )
     assert done.returncode in (0, 1) and "5 submissions graded" in done.stdout, done.stderr
     again = Graded(root, graded.run, env)

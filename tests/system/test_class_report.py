@@ -54,6 +54,7 @@ from support.course import (
     set_cell_timeout,
 )
 from support.paths import ROOT
+from support.patience import HANG, scaled
 
 NOTEBOOKS = {"01_floor_plan": "floor_plan", "02_ceiling": "ceiling"}
 ASSIGNMENTS = list(NOTEBOOKS)
@@ -326,7 +327,7 @@ def graded(tmp_path_factory) -> Graded:
     grades nothing again), and the feedback of 01_floor_plan."""
     base = tmp_path_factory.mktemp("class_report")
     root = copy_course(base / "course", ASSIGNMENTS)
-    set_cell_timeout(root, 10)
+    set_cell_timeout(root, scaled(10))
     env = account_env(base / "instructor", "instructor")
     for assignment in ASSIGNMENTS:
         run_nbgrader(["generate_assignment", assignment, "--force"], root, env)
@@ -338,7 +339,7 @@ def graded(tmp_path_factory) -> Graded:
         env=env,
         capture_output=True,
         text=True,
-        timeout=900,
+        timeout=HANG,
     )
     # exit 1: one submission could not be graded (hal's), and it is named
     assert done.returncode == 1 and "hal (01_floor_plan)" in done.stderr, done.stderr

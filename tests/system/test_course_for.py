@@ -42,12 +42,12 @@ from kvlesson.authoring import command
 from kvlesson.lesson import real_server_numbers, sentences, sweep_sentences, tables
 from kvlesson.memory.startup import PROFILED_BYTES, startup
 from support.paths import ROOT
+from support.patience import HANG
 
 SOLUTIONS = sorted(
     p for p in (ROOT / "solutions").glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts
 )
 NAMES = [path.parent.name for path in SOLUTIONS]
-RUN_TIMEOUT = 300  # seconds for one whole `course for` run; it takes about 35 here
 COURSE_FOR = (
     "import sys; from pathlib import Path; "
     "from kvlesson.authoring.command import course_for; "
@@ -127,7 +127,7 @@ def courses(tmp_path_factory) -> dict[str, Path]:
                 command,
             )
         for name, (process, log, command) in started.items():
-            code = process.wait(timeout=RUN_TIMEOUT)
+            code = process.wait(timeout=HANG)
             log.close()
             assert code == 0, (
                 f"{' '.join(command)} exited {code}:\n{(base / f'{name}.log').read_text()[-4000:]}"
@@ -369,16 +369,14 @@ def test_from_a_students_notebook_folder_with_a_models_config(tmp_path):
             env=env,
             capture_output=True,
             text=True,
-            timeout=RUN_TIMEOUT,
+            timeout=HANG,
         )
         assert refused.returncode == 2, refused.stdout + refused.stderr
         assert "the student notebooks a student's JupyterLab serves" in refused.stderr
         assert not (folder / "my-course").exists()
     finally:
         shutil.rmtree(folder / "my-course", ignore_errors=True)
-    done = subprocess.run(
-        line, cwd=folder, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT
-    )
+    done = subprocess.run(line, cwd=folder, env=env, capture_output=True, text=True, timeout=HANG)
     said = done.stdout + done.stderr
     assert done.returncode == 0, said
     assert "without encryption" not in said, said

@@ -33,6 +33,7 @@ from support.course import (
     run_nbgrader,
     set_cell_timeout,
 )
+from support.patience import HANG
 
 ASSIGNMENT, NOTEBOOK = "01_floor_plan", "floor_plan"
 SOLVED = instructor_solutions(ASSIGNMENT, NOTEBOOK)
@@ -88,7 +89,7 @@ def grade(
             start_new_session=True,
         )
     return subprocess.run(
-        command, cwd=cwd or root, env=env, capture_output=True, text=True, timeout=600
+        command, cwd=cwd or root, env=env, capture_output=True, text=True, timeout=HANG
     )
 
 
@@ -171,7 +172,7 @@ def test_a_worker_or_the_command_killed_midway_loses_nothing(tmp_path):
         time.sleep(0.1)
     started = children(command.pid)  # its workers now
     os.kill(command.pid, signal.SIGKILL)
-    command.wait(timeout=30)
+    command.wait(timeout=HANG)
     before = {s: score for s, score in scores(root).items() if s in marked(root, students)}
     assert 1 <= len(before) < len(students) and set(before.values()) == {FULL}, before
     time.sleep(1.0)
@@ -246,7 +247,7 @@ def test_generate_records_each_assignment_once_from_the_instructors_home(tmp_pat
             env=env,
             capture_output=True,
             text=True,
-            timeout=300,
+            timeout=HANG,
         )
 
     lost = generate()

@@ -48,6 +48,7 @@ from kvlesson.authoring import command
 from kvlesson.delivery import lab
 from support.browser import STDERR, descendants, free_port, run_all, wait_for_kernel
 from support.paths import ROOT
+from support.patience import HANG, HANG_MS
 
 ARTIFACTS = ROOT / "artifacts"
 NOTEBOOK_0 = "00_start_here/start_here.ipynb"
@@ -69,8 +70,6 @@ NOT_COPIED = shutil.ignore_patterns(
     ".hypothesis",
 )
 URL = re.compile(r"http://127\.0\.0\.1:\d+/\S*\?token=\w+")
-STARTUP_TIMEOUT = 90  # seconds for open.sh to print its URL and the server to answer
-KERNEL_TIMEOUT = 60_000  # ms for a notebook's kernel to start, a cell to run
 NEWS_QUESTION = (
     "official Jupyter news"  # JupyterLab's question: "Would you like to get notified about ..."
 )
@@ -129,7 +128,7 @@ def stop_group(process: subprocess.Popen) -> None:
 
 def printed_url(process: subprocess.Popen, log: Path) -> str:
     """The 127.0.0.1 URL open.sh prints, once the server there answers."""
-    deadline = time.monotonic() + STARTUP_TIMEOUT
+    deadline = time.monotonic() + HANG
     while time.monotonic() < deadline:
         if process.poll() is not None:
             pytest.fail(f"open.sh exited with {process.returncode}:\n{log.read_text()[-3000:]}")
@@ -141,8 +140,7 @@ def printed_url(process: subprocess.Popen, log: Path) -> str:
             pass  # printed, but not listening yet
         time.sleep(0.3)
     pytest.fail(
-        f"open.sh printed no URL that answers within {STARTUP_TIMEOUT} s:\n"
-        f"{log.read_text()[-3000:]}"
+        f"open.sh printed no URL that answers within {HANG:.0f} s:\n{log.read_text()[-3000:]}"
     )
 
 
@@ -224,10 +222,10 @@ def notebook_tab(page: Page, name: str) -> Locator:
     """The notebook panel of the current main-area tab, once that tab is `name` and its
     kernel is running and idle."""
     page.locator(".jp-mod-current .lm-TabBar-tabLabel", has_text=name).first.wait_for(
-        timeout=KERNEL_TIMEOUT
+        timeout=HANG_MS
     )
     panel = page.locator(".jp-NotebookPanel:visible").first
-    wait_for_kernel(panel, KERNEL_TIMEOUT)
+    wait_for_kernel(panel, HANG_MS)
     return panel
 
 
@@ -263,7 +261,7 @@ def answer_and_check(answer: Locator, check: Locator, code: str) -> str:
             return /^\\[\\d+\\]:$/.test(p) && p !== before;
         }""",
         arg=[check.element_handle(), before],
-        timeout=KERNEL_TIMEOUT,
+        timeout=HANG_MS,
     )
     errors = check.locator(STDERR).all_inner_texts()
     if not errors:
@@ -416,9 +414,7 @@ def test_a_students_first_hour(student_course, page):
         "jp-button, button"
     ).first.click()
     dialog = page.locator(".jp-Dialog")
-    dialog.locator(".jp-Dialog-header", has_text="Validation Results").wait_for(
-        timeout=KERNEL_TIMEOUT
-    )
+    dialog.locator(".jp-Dialog-header", has_text="Validation Results").wait_for(timeout=HANG_MS)
     shot(page, 6, "validate")
     assert dialog.locator(".jp-Dialog-body").inner_text().strip(), "an empty validation result"
     dialog.get_by_role("button", name="Ok").click()
@@ -433,8 +429,8 @@ def test_instructor_gets_every_tool(instructor_course, page):
     panel, formgrader served and the news question asked (the instructor's own config, left
     as it is) - the same checks that find nothing on the student's page."""
     page.goto(instructor_course.url)
-    page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").wait_for(timeout=KERNEL_TIMEOUT)
-    page.get_by_text(NEWS_QUESTION).first.wait_for(timeout=KERNEL_TIMEOUT)
+    page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader").wait_for(timeout=HANG_MS)
+    page.get_by_text(NEWS_QUESTION).first.wait_for(timeout=HANG_MS)
     shot(page, 7, "instructor")
     missing = [tool for tool, n in tool_counts(page).items() if not n]
     assert not missing, f"the instructor's JupyterLab lacks {missing}"

@@ -25,6 +25,7 @@ from kvlesson.authoring import command, stamp_places, stamping
 from kvlesson.grading.course import released
 from kvlesson.grading.course.key import KEYS, key_path, read_key
 from support.paths import ROOT
+from support.patience import HANG
 
 SOLUTIONS = command.notebook_paths(ROOT / "solutions")
 RELEASE = command.notebook_paths(ROOT / "notebooks")
@@ -292,7 +293,7 @@ def graded_with_q1(answer: str) -> dict[str, list]:
     q1.source += "\n" + answer
     NotebookClient(
         nb,
-        timeout=120,
+        timeout=HANG,
         kernel_name="python3",
         allow_errors=True,
         resources={"metadata": {"path": str(ROOT / "notebooks" / "01_floor_plan")}},

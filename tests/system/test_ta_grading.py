@@ -30,6 +30,7 @@ import pytest
 from support.handing_in import answers_to_tests, handed_in, points
 from support.hub_session import account_pids, as_account, end_processes, run
 from support.paths import ROOT
+from support.patience import HANG
 
 GUIDE = ROOT / "docs" / "instructors.md"
 BLOCK = re.compile(r"<!-- ta-test: ([\w-]+) -->\n```bash\n(.*?)```", re.S)
@@ -100,7 +101,7 @@ def typed(block: str, clone: Path) -> str:
             block,
         ]
     )
-    status, output = as_account(TA, f"bash -c {shlex.quote(script)}", timeout=600)
+    status, output = as_account(TA, f"bash -c {shlex.quote(script)}", timeout=HANG)
     assert status == 0, f"the TA typed the guide's block and it failed:\n{block}\n{output}"
     return output
 

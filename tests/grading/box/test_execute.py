@@ -19,6 +19,7 @@ from kvlesson.grading.box.execute import BoxedExecute
 from kvlesson.grading.box.flags import read_flags
 from kvlesson.grading.box.ledger import cell_source_hash
 from kvlesson.grading.course.results import FORBIDDEN, STUCK
+from support.patience import scaled
 
 SET_UP = "import kvlesson as kv"
 STUCK_CELL = """
@@ -57,7 +58,9 @@ def test_a_forbidden_call_after_a_lost_kernel_is_flagged_on_the_cell_that_ran_it
     }
     config = Config()
     config.CourseDirectory.root = str(course)
-    execute = BoxedExecute(config=config, timeout=3, interrupt_on_timeout=True, allow_errors=True)
+    execute = BoxedExecute(
+        config=config, timeout=scaled(3), interrupt_on_timeout=True, allow_errors=True
+    )
     execute.ledger = str(ledger)
     nb, _ = execute.preprocess(nb, {"metadata": {"path": str(work)}})
     _, flags = read_flags(nb)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from kvlesson.grading.box import withheld
+from support.patience import HANG
 
 CODE = '''
 class Parts:
@@ -64,7 +65,7 @@ def run_with(copy: Path, tmp_path: Path, code: str) -> subprocess.CompletedProce
         ],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     return done
@@ -148,7 +149,7 @@ def test_workers_asking_at_once_wait_for_one_copy_instead_of_making_their_own(tm
         assert [p.name for p in cache.iterdir()] == [lock.name.rsplit("/", 1)[-1]]  # nothing made
         target.mkdir()  # the first worker's copy, whole
         (target / "made-by-the-first").write_text("")
-    out, _ = other.communicate(timeout=120)
+    out, _ = other.communicate(timeout=HANG)
     assert out.strip() == str(target)
     assert [p.name for p in target.iterdir()] == ["made-by-the-first"]
     assert sorted(p.name for p in cache.iterdir()) == sorted([target.name, f".{target.name}.lock"])

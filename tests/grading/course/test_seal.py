@@ -22,6 +22,7 @@ import pytest
 
 from kvlesson.grading.course import seal
 from support.paths import ROOT
+from support.patience import HANG
 
 
 def plant(folder: Path, secret: Path) -> None:
@@ -135,7 +136,7 @@ def test_collect_seals_a_submission_planted_in_the_exchange(tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
     )
     assert done.returncode == 0, done.stderr
     folder = course / "submitted" / "alice" / "01_floor_plan"
@@ -181,7 +182,7 @@ def test_feedback_with_a_link_in_it_is_not_released(tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
     )
     assert done.returncode != 0 and "is a symbolic link" in done.stdout + done.stderr, done
     assert "the answers" not in "".join(p.read_text() for p in exchange.rglob("*.html"))

@@ -25,6 +25,7 @@ from kvlesson.grading.course.key import key_path, read_key
 from kvlesson.grading.course.results import LOOK, TAMPERING
 from kvlesson.grading.marking import cell_roles, cell_scan, marks
 from support.paths import ROOT
+from support.patience import HANG
 
 NAMES = command.assignments(ROOT)
 
@@ -243,7 +244,7 @@ def autograded(answers: dict[str, str], extra: list[str] = ()) -> marks.Notebook
         nb.cells.insert(setup + 1 + n, nbformat.v4.new_code_cell(code))
     NotebookClient(
         nb,
-        timeout=120,
+        timeout=HANG,
         kernel_name="python3",
         allow_errors=True,
         resources={"metadata": {"path": str(ROOT / "notebooks" / "01_floor_plan")}},
