@@ -20,6 +20,7 @@ from typing import Sequence
 from matplotlib.figure import Figure
 
 from kvlesson.lesson import quote
+from kvlesson.lesson.block_grid import BlockGrid, block_grid
 from kvlesson.lesson.figures import (
     BLUE,
     EDGE,
@@ -37,11 +38,9 @@ from kvlesson.lesson.figures import (
     Drawn,
     series,
 )
-from kvlesson.lesson.sentences import chat_name
 from kvlesson.lesson.stacked_bar import StackedBar, card_segments
 from kvlesson.lesson.sweep_charts import SweepChart, knee_by_pool, sweep_chart
 from kvlesson.memory.floor import TYPICAL_CHAT, MemoryParts, Room
-from kvlesson.serving.results import Step
 
 __all__ = [
     "BLUE",
@@ -263,53 +262,3 @@ def chats_that_fit(blocks_room: Room, reserved_rooms: Sequence[Room]) -> Drawn:
     """Figure 2: one green bar for blocks, one orange hatched bar per reserved ceiling."""
     chart = ChatsThatFit(blocks_room, reserved_rooms)
     return Drawn(chart.figure, chart.alt)
-
-
-class BlockGrid:
-    """The hand case at one step: each block of the pool, coloured by the chat that holds it
-    and named on it."""
-
-    OWNERS = (BLUE, ORANGE, GREEN, PURPLE, SKY, VERMILION)
-
-    def __init__(self, steps: Sequence[Step], pool: int, index: int = 0):
-        self.steps, self.pool = steps, pool
-        self.figure = Figure(figsize=(6, 1.9), layout="constrained")
-        self.ax = self.figure.add_subplot()
-        self.cells = [
-            self.ax.bar(b, 0.8, width=0.9, color="white", edgecolor=EDGE)[0] for b in range(pool)
-        ]
-        self.names = [
-            self.ax.text(b, 0.4, "", ha="center", va="center", fontsize=11, bbox=LABEL_BOX)
-            for b in range(pool)
-        ]
-        self.ax.set_xlim(-0.6, pool - 0.4)
-        self.ax.set_ylim(0, 1)
-        self.ax.set_yticks([])
-        self.ax.set_xticks(range(pool), [f"block {b + 1}" for b in range(pool)])
-        self.moving = [*self.cells, *self.names, self.ax.title]
-        self.alt = ""
-        self.update(index)
-
-    def update(self, index: int) -> None:
-        step = self.steps[index]
-        owners = [chat for chat in step.running for _ in range(step.held[chat])]
-        for b, (cell, name) in enumerate(zip(self.cells, self.names)):
-            chat = owners[b] if b < len(owners) else None
-            cell.set_facecolor("white" if chat is None else self.OWNERS[chat % len(self.OWNERS)])
-            cell.set_hatch("" if chat is None else "//" if chat % 2 else "")
-            name.set_text("free" if chat is None else chat_name(chat))
-        self.ax.set_title(
-            f"Step {step.step}: {len(owners)} of {self.pool} blocks held, {step.free} free",
-            fontsize=10,
-        )
-        blocks = [f"block {b + 1} {name.get_text()}" for b, name in enumerate(self.names)]
-        self.alt = (
-            f"The pool's {self.pool} blocks at step {step.step}: {series(blocks)}; "
-            f"{len(owners)} held, {step.free} free."
-        )
-
-
-def block_grid(steps: Sequence[Step], pool: int, index: int = 0) -> Drawn:
-    """The hand case's pool at one step."""
-    grid = BlockGrid(steps, pool, index)
-    return Drawn(grid.figure, grid.alt)

@@ -26,14 +26,13 @@ from kvlesson.lesson.blitting import Chart, Redraw
 from kvlesson.lesson.card_sentences import card_tag
 from kvlesson.lesson.figures import COLUMN_PX, img_html
 from kvlesson.lesson.lookahead import Lookahead, next_settings
+from kvlesson.lesson.pause_sentences import PauseView, pause_view
 from kvlesson.lesson.sentences import (
     CeilingView,
     FloorView,
-    PauseView,
     SweepView,
     ceiling_view,
     floor_view,
-    pause_view,
     sweep_view,
 )
 from kvlesson.lesson.slider import Slider

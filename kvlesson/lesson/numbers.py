@@ -11,6 +11,7 @@ from kvlesson.arguments import whole
 from kvlesson.lesson import quote
 from kvlesson.lesson.quote import Figure
 from kvlesson.lesson.real_server_numbers import real_server_numbers
+from kvlesson.lesson.sweep_numbers import sweep_numbers
 from kvlesson.memory.floor import (
     RESERVE_BYTES,
     TYPICAL_CHAT,
@@ -25,14 +26,6 @@ from kvlesson.memory.floor import (
 from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.serving.chats import Chat, as_chats, lesson_chats
 from kvlesson.serving.settings import LESSON_LONGEST, LESSON_SHARE
-from kvlesson.serving.sweep import (
-    CAPS,
-    cap_for_wait,
-    cap_sweep,
-    knee,
-    prefill_floor,
-    prefill_seconds,
-)
 from kvlesson.serving.trace import trace
 
 TABLE_SHARES = (30, 50, 90, 98)  # the lesson's table of shares
@@ -40,8 +33,6 @@ CEILINGS = (4_000, 8_000, 16_000, 32_000, 64_000, 128_000)  # ceilings for the l
 RESERVED_CEILINGS = (4_000, 8_000, 32_000, 128_000)  # reserving vs blocks at 90%
 LONG_CEILING = 128_000  # the ceiling that needs a 44% share
 SHORT_SHARE, OK_SHARE = 40, 44  # a share that does not start at 128,000, and one that does
-SMALL_SHARES = (50, 35)  # smaller pools that move the knee
-WAIT_TARGETS_MS = (30, 50)  # wait targets that pick a cap
 HAND_CASE = [Chat(30, 10), Chat(30, 10)]  # two chats of 30 prompt tokens and 10 reply tokens
 HAND_BLOCKS, HAND_ROOM, HAND_CAP = 4, 100, 10  # a pool of 4 blocks, and one with room for both
 
@@ -146,116 +137,6 @@ def ceiling_numbers(share: int, gpu: GPU, model: Model, reserve_bytes: float) ->
             out[f"lowest_{longest}"] = Figure(
                 None, "never", f"lowest share that starts, ceiling {longest:,}"
             )
-    return out
-
-
-def sweep_numbers(
-    chats: list[Chat], share: int, longest: int, gpu: GPU, model: Model, reserve_bytes: float
-) -> dict[str, Figure]:
-    """The cap sweep, where it stops paying, reserving at cap 512, smaller pools, the prefill floor."""
-    kw = dict(gpu=gpu, model=model, reserve_bytes=reserve_bytes)
-    prompts, replies = [c.prompt for c in chats], [c.reply for c in chats]
-    out = {
-        "prompt_min": Figure(min(prompts), quote.count(min(prompts)), "shortest prompt"),
-        "prompt_max": Figure(max(prompts), quote.count(max(prompts)), "longest prompt"),
-        "prompt_total": Figure(sum(prompts), quote.count(sum(prompts)), "prompt tokens in all"),
-        "prompt_mean": Figure(
-            sum(prompts) / len(chats), quote.count(sum(prompts) / len(chats)), "mean prompt"
-        ),
-        "reply_min": Figure(min(replies), quote.count(min(replies)), "shortest reply"),
-        "reply_max": Figure(max(replies), quote.count(max(replies)), "longest reply"),
-        "reply_total": Figure(sum(replies), quote.count(sum(replies)), "reply tokens in all"),
-        "reply_mean": Figure(
-            sum(replies) / len(chats), quote.count(sum(replies) / len(chats)), "mean reply"
-        ),
-    }
-    sweep = cap_sweep(chats, CAPS, share, longest, **kw)
-    for row in sweep.itertuples():
-        out[f"tps_{row.cap}"] = Figure(
-            row.tokens_per_s, quote.count(row.tokens_per_s), f"tokens/s at cap {row.cap}"
-        )
-        out[f"wait_{row.cap}"] = Figure(
-            row.wait_ms, quote.one(row.wait_ms) + " ms", f"wait between words at cap {row.cap}"
-        )
-        out[f"pauses_{row.cap}"] = Figure(
-            row.pauses, quote.count(row.pauses), f"pauses at cap {row.cap}"
-        )
-    top = sweep.iloc[-1]
-    out["rebuilt_top"] = Figure(
-        int(top.rebuilt_tokens),
-        quote.count(top.rebuilt_tokens),
-        f"tokens of cache rebuilt at cap {int(top.cap)}",
-    )
-    out["running_top"] = Figure(
-        top.avg_running,
-        quote.one(top.avg_running),
-        f"chats running on average at cap {int(top.cap)}",
-    )
-    k = knee(sweep)
-    out["stops_paying"] = Figure(
-        k.cap if k else None,
-        str(k.cap) if k else "every doubling pays",
-        "first cap whose doubling adds under 10%",
-    )
-    if k is not None:
-        if k.least_gain is not None:
-            out["min_gain_before"] = Figure(
-                k.least_gain, quote.pct(k.least_gain), f"least gain of a doubling up to {k.cap}"
-            )
-        out["gain_after"] = Figure(k.gain, quote.pct(k.gain), f"gain from {k.cap} to {k.next_cap}")
-        out["wait_ratio_after"] = Figure(
-            k.wait_ratio, quote.one(k.wait_ratio, 2), f"wait grows x, {k.cap} to {k.next_cap}"
-        )
-    for target in WAIT_TARGETS_MS:
-        cap = cap_for_wait(sweep, target)
-        out[f"cap_for_{target}ms"] = Figure(
-            cap, str(cap), f"largest cap with a wait within {target} ms"
-        )
-    for ceiling in (longest, 4 * longest):
-        try:
-            r = cap_sweep(chats, [CAPS[-1]], share, ceiling, reserved=True, **kw).iloc[0]
-        except ServerWontStart:
-            continue
-        out[f"reserved_tps_{ceiling}"] = Figure(
-            r.tokens_per_s,
-            quote.count(r.tokens_per_s),
-            f"tokens/s, {ceiling:,} reserved, cap {CAPS[-1]}",
-        )
-        out[f"reserved_running_{ceiling}"] = Figure(
-            r.avg_running, quote.one(r.avg_running), f"running on average, {ceiling:,} reserved"
-        )
-        out[f"reserved_wait_{ceiling}"] = Figure(
-            r.wait_ms, quote.one(r.wait_ms) + " ms", f"wait, {ceiling:,} reserved"
-        )
-    for small in SMALL_SHARES:
-        try:
-            s = cap_sweep(chats, CAPS[5:], small, longest, **kw)
-        except ServerWontStart:
-            continue
-        tokens = memory_parts(small, **kw).tokens
-        out[f"tokens_{small}"] = Figure(tokens, quote.count(tokens), f"pool tokens at {small}%")
-        for row in s.itertuples():
-            out[f"tps_{small}_{row.cap}"] = Figure(
-                row.tokens_per_s,
-                quote.count(row.tokens_per_s),
-                f"tokens/s at {small}%, cap {row.cap}",
-            )
-            out[f"pauses_{small}_{row.cap}"] = Figure(
-                row.pauses, quote.count(row.pauses), f"pauses at {small}%, cap {row.cap}"
-            )
-    floor = prefill_floor(chats, gpu, model)
-    mean_prompt = round(sum(prompts) / len(chats))
-    out["prefill_s"] = Figure(floor.seconds, quote.one(floor.seconds) + " s", "prefill floor")
-    out["prefill_us_per_token"] = Figure(
-        floor.per_token_s, quote.one(floor.per_token_s * 1e6) + " us", "arithmetic per prompt token"
-    )
-    out["prefill_max_tps"] = Figure(
-        floor.max_tokens_per_s, quote.count(floor.max_tokens_per_s), "tokens/s no cap can pass"
-    )
-    mean_s = prefill_seconds(mean_prompt, gpu, model)
-    out["prefill_mean_prompt"] = Figure(
-        mean_s, quote.ms(mean_s), f"arithmetic for a prompt of {mean_prompt:,}"
-    )
     return out
 
 

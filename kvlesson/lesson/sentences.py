@@ -12,9 +12,12 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from kvlesson.arguments import whole
 from kvlesson.lesson import quote
 from kvlesson.lesson.card_sentences import Reading, card_phrase, card_tag
+from kvlesson.lesson.pause_sentences import (  # noqa: F401 (notebook 4 says sentences.trace_story)
+    pause_count,
+    trace_story,
+)
 from kvlesson.lesson.quote import Say
 from kvlesson.memory.floor import (
     BLOCK_TOKENS,
@@ -31,7 +34,6 @@ from kvlesson.memory.floor import (
 from kvlesson.memory.specs import A100_80GB, GPU, LLAMA_31_8B, Model
 from kvlesson.memory.units import counted
 from kvlesson.serving.chats import Chat
-from kvlesson.serving.results import Step
 from kvlesson.serving.settings import LESSON_LONGEST
 from kvlesson.serving.sweep import (
     CAPS,
@@ -217,45 +219,6 @@ def sweep_view(
     return SweepView(share, sweep, stops_paying(sweep), card=_card(gpu, reserve_bytes))
 
 
-@dataclass(frozen=True)
-class PauseView:
-    step: Step
-    caption: Say
-
-
-def chat_name(chat: int) -> str:
-    """Chats of a small case are called A, B, C, ... in the course."""
-    return chr(ord("A") + chat) if chat < 26 else f"#{chat}"
-
-
-def pause_view(steps: list[Step], index: int, card: str = "") -> PauseView:
-    """What happened in one step of a trace, in words; `card`, the sentence that names the
-    card whose speed sets the clock (`PauseExplorer` gives it), ends the caption."""
-    index = whole("step index", index, 0, len(steps) - 1)
-    step = steps[index]
-    events = []
-    for chat in step.paused:
-        events.append(
-            f"a block ran out, so {chat_name(chat)}, the newest running chat, was "
-            f"paused and gave all its blocks back"
-        )
-    for chat in step.joined:
-        events.append(f"{chat_name(chat)} joined and read its {step.context[chat]:,} tokens")
-    for chat in step.finished:
-        events.append(f"{chat_name(chat)} wrote its last token and will free its blocks")
-    happened = "; ".join(events) if events else "every running chat wrote one token"
-    held = ", ".join(
-        f"{chat_name(c)} {n} ({step.context[c]:,} tokens)" for c, n in step.held.items()
-    )
-    return PauseView(
-        step,
-        Say(
-            f"Step {step.step} of {len(steps)}: {happened}. Blocks held while it ran: "
-            f"{held or 'none'}; {step.free} free. Clock: {quote.ms(step.clock)}.{card}"
-        ),
-    )
-
-
 def gib_reading(share: int, gpu: GPU, model: Model, reserve_bytes: float = RESERVE_BYTES) -> Say:
     """The same card read as GiB instead of GB: how much the pool changes."""
     try:
@@ -316,31 +279,6 @@ def chats_summary(chats: list[Chat]) -> Say:
         f"{quote.count(sum(prompts) / len(chats))}); replies from {min(replies):,} to "
         f"{max(replies):,} ({quote.count(sum(replies))} in all, mean "
         f"{quote.count(sum(replies) / len(chats))})."
-    )
-
-
-def trace_story(steps: list[Step]) -> Say:
-    """A small run told step by step: every step in which something happened, and the total."""
-    lines = [
-        pause_view(steps, i).caption
-        for i, step in enumerate(steps)
-        if step.joined or step.paused or step.finished
-    ]
-    pauses = sum(len(step.paused) for step in steps)
-    return Say(
-        "\n".join(f"* {line}" for line in lines)
-        + f"\n\nThe run takes {len(steps)} steps, with {pauses} "
-        f"{'pause' if pauses == 1 else 'pauses'}."
-    )
-
-
-def pause_count(result, share: int) -> Say:
-    """One run's pauses in a sentence: how often, and how much cache was rebuilt."""
-    return Say(
-        f"At {quote.share(share)} and cap {result.cap}: {counted(result.pauses, 'pause')}, "
-        f"{quote.count(result.rebuilt_tokens)} tokens of cache rebuilt, "
-        f"on average {quote.average(result.avg_running, 'chats')} running, "
-        f"{quote.count(result.tokens_per_s)} tokens/s."
     )
 
 

@@ -75,36 +75,12 @@ class SweepChart:
             )[0]
             for ax in (self.rate_ax, self.wait_ax)
         ]
-        caps = list(sweep["cap"])
         if tops is None:
             tops = (sweep["tokens_per_s"].max(), sweep["wait_ms"].max())
         self.tops = tops
-        for ax, label, top in (
-            (self.rate_ax, "tokens/s, all chats together", tops[0]),
-            (self.wait_ax, "wait between words (ms)", tops[1]),
-        ):
-            ax.set_xscale("log", base=2)
-            ax.set_xlim(caps[0] / 1.5, caps[-1] * 1.5)
-            ax.set_xticks(caps, [str(c) for c in caps], fontsize=MIN_TEXT_PT)
-            ax.tick_params(axis="y", labelsize=MIN_TEXT_PT)
-            ax.set_ylim(0, top * 1.1)
-            ax.set_xlabel("most chats at once (cap)")
-            ax.set_ylabel(label)
-            ax.grid(alpha=0.3)
+        self.fix_axes(list(sweep["cap"]))
         self.title = self.figure.suptitle(" \n ", fontsize=10)  # two lines: room for both
-        # the message when the server does not start: over the left panel, clear of the right's
-        # y label
-        self.message = self.rate_ax.text(
-            0.5,
-            0.5,
-            "",
-            transform=self.rate_ax.transAxes,
-            ha="center",
-            va="center",
-            fontsize=MIN_TEXT_PT,
-            color=WARNING,
-            bbox=dict(facecolor="white", edgecolor=VERMILION),
-        )
+        self.message = self.no_start_box()
         self.moving = [
             self.rate_line,
             self.wait_line,
@@ -115,6 +91,37 @@ class SweepChart:
         ]
         self.alt = ""
         self.update(sweep, knee, cap, title)
+
+    def fix_axes(self, caps: list[int]) -> None:
+        """Both panels over the sweep's caps (doubling: a log scale) and up to `tops`, fixed
+        once, so an explorer's move redraws only what moves."""
+        for ax, label, top in (
+            (self.rate_ax, "tokens/s, all chats together", self.tops[0]),
+            (self.wait_ax, "wait between words (ms)", self.tops[1]),
+        ):
+            ax.set_xscale("log", base=2)
+            ax.set_xlim(caps[0] / 1.5, caps[-1] * 1.5)
+            ax.set_xticks(caps, [str(c) for c in caps], fontsize=MIN_TEXT_PT)
+            ax.tick_params(axis="y", labelsize=MIN_TEXT_PT)
+            ax.set_ylim(0, top * 1.1)
+            ax.set_xlabel("most chats at once (cap)")
+            ax.set_ylabel(label)
+            ax.grid(alpha=0.3)
+
+    def no_start_box(self):
+        """The message when the server does not start: over the left panel, clear of the
+        right's y label (empty until a share cannot start)."""
+        return self.rate_ax.text(
+            0.5,
+            0.5,
+            "",
+            transform=self.rate_ax.transAxes,
+            ha="center",
+            va="center",
+            fontsize=MIN_TEXT_PT,
+            color=WARNING,
+            bbox=dict(facecolor="white", edgecolor=VERMILION),
+        )
 
     def update(
         self, sweep: pd.DataFrame, knee: int | None, cap: int | None = None, title: str = ""

@@ -13,7 +13,7 @@ from typing import Sequence
 import pandas as pd
 
 from kvlesson.lesson.numbers import CEILINGS, RESERVED_CEILINGS, TABLE_SHARES
-from kvlesson.lesson.sentences import chat_name
+from kvlesson.lesson.pause_sentences import chat_name
 from kvlesson.memory.floor import (
     RESERVE_BYTES,
     TYPICAL_CHAT,

@@ -28,6 +28,11 @@ prefix caching, proxy) is the traffic engine's, and a calm stretch's gaps
 between tokens are kept as one entry (chats, cache, steps), timed only if a
 report asks (`token_gaps`). benchmarks/bench_serve.py holds it to at least 25
 times docs/model.md's plain step loop (tests/support/lesson_model.py) on the lesson's sweep.
+
+Why it stays whole, past the package's ~300 lines a module and ~60 a function: `FastServer.run`
+is the hot loop behind every slider of the sweep explorer, one pass over the run's events with
+its state in local variables (a method call or an attribute per event is what it saves); its
+phases (grow, join, time, the calm stretch, write) are marked in it by comments instead.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ worked example). `fast_engine.py` gives the same results, faster.
 from __future__ import annotations
 
 from collections import deque
-from typing import Iterable
+from typing import Callable, Iterable
 
 from kvlesson.memory.floor import BLOCK_TOKENS, blocks_for
 from kvlesson.serving.arrivals import Request
@@ -93,9 +93,9 @@ class Server:
         """The slice of `to_read` tokens the budget left allows."""
         return to_read if self.left is None else min(to_read, self.left)
 
-    def step(self, record: bool = False) -> Step | None:
-        """Arrive, grow, read on, join, time, write. With `record`, return what the
-        step did, the blocks as they stood while it ran."""
+    def step(self, record: Callable | None = None) -> Step | None:
+        """Arrive, grow, read on, join, time, write. With `record` (trace's `snapshot`), return
+        what the step did, the blocks as they stood while it ran."""
         self.arrive()
         self.slices = {}
         self.left = self.setup.budget
@@ -106,37 +106,11 @@ class Server:
         note_queue(self.queue, start, len(self.waiting), len(self.running))
         seconds = self.time()
         if record:
-            snapshot = self.snapshot(joined, paused, start, seconds)
+            snapshot = record(self, joined, paused, start, seconds)
         wrote, finished = self.write()
         note_queue(self.queue, self.tally.clock, len(self.waiting), len(self.running))
         self.freed = bool(paused or finished)  # blocks or a slot came free: the next step may join
         return snapshot(tuple(wrote), tuple(finished)) if record else None
-
-    def snapshot(self, joined: list[int], paused: list[int], start: float, seconds: float):
-        """The step before the write: a maker of its Step, given who wrote and who finished."""
-        running = tuple(self.running)
-        held = {i: len(self.slots[i]) for i in running}
-        private = {i: self.slots[i].count(None) for i in running}
-        context = {i: self.context(i) for i in running}
-        args = (
-            self.tally.steps,
-            running,
-            held,
-            context,
-            self.pool.free,
-            tuple(joined),
-            tuple(paused),
-        )
-        rest = dict(
-            slices=dict(self.slices),
-            private=private,
-            shared=len(self.pool.users),
-            waiting=len(self.waiting),
-            start=start,
-        )
-        return lambda wrote, finished: Step(
-            *args, finished, seconds, self.tally.clock, wrote=wrote, **rest
-        )
 
     def arrive(self) -> None:
         """Let in the requests whose time has come; jump over idle time first."""
@@ -152,13 +126,8 @@ class Server:
         """Each chat with one token to read takes it, and a block if it starts one;
         pause the newest to make room."""
         paused = []
-        running, prompt, made, read, slots = (
-            self.running,
-            self.prompt,
-            self.made,
-            self.read,
-            self.slots,
-        )
+        running, prompt, made = self.running, self.prompt, self.made
+        read, slots = self.read, self.slots
         k = 0
         while k < len(running):
             i = running[k]

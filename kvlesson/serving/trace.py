@@ -26,5 +26,32 @@ def trace(chats: Iterable, settings: Settings, *, max_steps: int = 10_000) -> li
                 f"trace is for small cases: the run passed max_steps={max_steps:,}; "
                 "use serve() for large runs"
             )
-        steps.append(server.step(record=True))
+        steps.append(server.step(record=snapshot))
     return steps
+
+
+def snapshot(server: Server, joined: list[int], paused: list[int], start: float, seconds: float):
+    """The step before the write: a maker of its Step, given who wrote and who finished."""
+    running = tuple(server.running)
+    held = {i: len(server.slots[i]) for i in running}
+    private = {i: server.slots[i].count(None) for i in running}
+    context = {i: server.context(i) for i in running}
+    args = (
+        server.tally.steps,
+        running,
+        held,
+        context,
+        server.pool.free,
+        tuple(joined),
+        tuple(paused),
+    )
+    rest = dict(
+        slices=dict(server.slices),
+        private=private,
+        shared=len(server.pool.users),
+        waiting=len(server.waiting),
+        start=start,
+    )
+    return lambda wrote, finished: Step(
+        *args, finished, seconds, server.tally.clock, wrote=wrote, **rest
+    )

@@ -13,7 +13,7 @@ from matplotlib.text import Text
 from PIL import Image
 
 import kvlesson as kv
-from kvlesson.lesson import charts, explorers, sentences, tables
+from kvlesson.lesson import charts, explorers, pause_sentences, sentences, tables
 from kvlesson.lesson.quote import Say
 from support.patience import HANG
 
@@ -125,7 +125,7 @@ def test_the_pause_explorer_names_its_card_and_its_pool():
 def test_a_bad_step_index_names_the_range():
     steps = kv.trace([(30, 10), (30, 10)], 10, blocks=4)
     with pytest.raises(ValueError, match=r"step index must be in 0\.\.17"):
-        sentences.pause_view(steps, 18)
+        pause_sentences.pause_view(steps, 18)
 
 
 def test_figures_use_the_colour_blind_palette_and_units():
