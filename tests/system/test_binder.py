@@ -75,7 +75,7 @@ def isolated_env(venv: Path, home: Path) -> dict[str, str]:
     return env
 
 
-def run(command: list[str], env: dict[str, str], cwd: Path = ROOT, timeout: float = 300) -> str:
+def run(command: list[str], env: dict[str, str], cwd: Path = ROOT, timeout: float = HANG) -> str:
     """Run a command; fail the test with its output if it fails. Returns stdout and stderr."""
     done = subprocess.run(
         command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout

@@ -922,19 +922,9 @@ class Graded:
         return "".join(o.get("text", "") for o in cell.outputs)
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    """The class submitted and graded by the one command, in one run, two at a time."""
-    base = tmp_path_factory.mktemp("cheats")
-    root = copy_course(base / "course", [ASSIGNMENT])
-    set_cell_timeout(root, CELL_TIMEOUT)
-    env = {**account_env(base / "instructor", "instructor"), "KVLESSON_COURSE": str(root)}
-    run_nbgrader(["generate_assignment", ASSIGNMENT, "--force"], root, env)
-    for leftover in Path("/tmp").glob(f"{MARKER}-pwned-*"):
-        leftover.unlink()
-    for student in CLASS:
-        submit(root, student)
-    command = [
+def grade_command(root: Path, jobs: int) -> list[str]:
+    """The guide's grading command for this course, `jobs` at a time."""
+    return [
         sys.executable,
         "-m",
         "kvlesson",
@@ -943,8 +933,62 @@ def graded(tmp_path_factory):
         "--course",
         str(root),
         "--jobs",
-        "2",
+        str(jobs),
     ]
+
+
+def a_course(base: Path, students) -> tuple[Path, dict]:
+    """A course of this assignment in `base`, generated, with `students` handed in; its root
+    and the instructor's environment."""
+    root = copy_course(base / "course", [ASSIGNMENT])
+    set_cell_timeout(root, CELL_TIMEOUT)
+    env = {**account_env(base / "instructor", "instructor"), "KVLESSON_COURSE": str(root)}
+    run_nbgrader(["generate_assignment", ASSIGNMENT, "--force"], root, env)
+    for student in students:
+        submit(root, student)
+    return root, env
+
+
+@pytest.fixture(scope="module")
+def starved(tmp_path_factory):
+    """The determinism run (TIMING's students, --jobs 1 on half of one core), started before
+    the class's run and graded beside it: its starved half core costs the suite nothing while
+    the class is graded. Yields a function that waits for it: (its course, the run)."""
+    for leftover in Path("/tmp").glob(f"{MARKER}-pwned-*"):
+        leftover.unlink()
+    base = tmp_path_factory.mktemp("starved")
+    root, env = a_course(base, [BY_ID[student] for student in TIMING])
+    with (
+        half_a_core(0) as join,
+        subprocess.Popen(
+            grade_command(root, jobs=1),
+            cwd=base,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=join,
+        ) as process,
+    ):
+
+        def finished() -> tuple[Path, subprocess.CompletedProcess]:
+            out, err = process.communicate(timeout=HANG)
+            return root, subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+        try:
+            yield finished
+        finally:
+            if process.poll() is None:
+                process.kill()
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, starved):
+    """The class submitted and graded by the one command, in one run, two at a time (while the
+    determinism run goes on beside it)."""
+    base = tmp_path_factory.mktemp("cheats")
+    root, env = a_course(base, CLASS)
+    command = grade_command(root, jobs=2)
     done = subprocess.run(command, cwd=base, env=env, capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 1, done.stdout + done.stderr  # four notebooks nbgrader cannot grade
     yield Graded(root, done, env)
@@ -1128,35 +1172,14 @@ def _read(path: Path) -> bytes:
 TIMING = ("solver", "stuck", "threader", "selfsender", "packager")
 
 
-def test_marks_and_flags_are_the_same_with_one_job_on_a_starved_core(graded, tmp_path):
+def test_marks_and_flags_are_the_same_with_one_job_on_a_starved_core(graded, starved):
     """Determinism: the students of TIMING, graded again in a course of their own with
     --jobs 1 on half of one core (the grader, its worker, the box and the kernel all on that
-    core, under a CPU quota: support.throttle), get exactly the marks and the flags they got
-    in the class's run with --jobs 2 on both cores. Half a core, not both: the grading is as
-    starved, and the rest of the test suite keeps the machine."""
-    root = copy_course(tmp_path / "course", [ASSIGNMENT])
-    set_cell_timeout(root, CELL_TIMEOUT)
-    env = {**graded.env, "HOME": str(tmp_path / "instructor")}
-    run_nbgrader(["generate_assignment", ASSIGNMENT, "--force"], root, env)
-    for student in TIMING:
-        submit(root, BY_ID[student])
-    command = [
-        sys.executable,
-        "-m",
-        "kvlesson",
-        "grade",
-        ASSIGNMENT,
-        "--course",
-        str(root),
-        "--jobs",
-        "1",
-    ]
-    with half_a_core(0) as starved:
-        done = subprocess.run(
-            command, cwd=tmp_path, env=env, capture_output=True, text=True, preexec_fn=starved
-        )
+    core, under a CPU quota: support.throttle, and beside the class's own run), get exactly the
+    marks and the flags they got in the class's run with --jobs 2 on both cores."""
+    root, done = starved()
     assert done.returncode in (0, 1) and "5 submissions graded" in done.stdout, done.stderr
-    again = Graded(root, graded.run, env)
+    again = Graded(root, done, graded.env)
     for student in TIMING:
         assert (again.grades(student), again.flags(student)) == (
             graded.grades(student),
