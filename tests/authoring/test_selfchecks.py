@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import re
 from pathlib import Path
 
@@ -782,9 +783,13 @@ def runs(request) -> dict[str, dict[str, Exercise]]:
             wanted.setdefault(params["name"], set()).update(exercises_of(params["name"]))
 
     async def every() -> list[dict[str, Exercise]]:
-        return await asyncio.gather(
-            *(run_variants(name, chosen, HAND, SETTING_CHANGES) for name, chosen in wanted.items())
-        )
+        side_by_side = asyncio.Semaphore(os.cpu_count() or 1)  # a kernel a core, no more
+
+        async def one(name: str, chosen: set[str]) -> dict[str, Exercise]:
+            async with side_by_side:
+                return await run_variants(name, chosen, HAND, SETTING_CHANGES)
+
+        return await asyncio.gather(*(one(name, chosen) for name, chosen in wanted.items()))
 
     found = dict(zip(wanted, asyncio.run(every())))
     REPORT.parent.mkdir(exist_ok=True)
