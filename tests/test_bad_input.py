@@ -469,7 +469,8 @@ def pool_probe(kind):
             "number",
             "53.9 GB",
             probes.WrongKind,
-            "Not yet: pool should be a number of GB, such as 12.3, not the str '53.9 GB'. Write the number alone",
+            "Not yet: pool should be a number of GB, not the str '53.9 GB'. Write the number "
+            "alone, without quotes or units: pool = 53.9",
         ),
         ("number", True, probes.WrongKind, "Not yet: pool should be a number of GB"),
         ("number", None, probes.WrongKind, "Not yet: pool should be a number of GB"),
@@ -479,7 +480,8 @@ def pool_probe(kind):
             "count",
             "205",
             probes.WrongKind,
-            "Not yet: pool should be a whole number of GB, such as 12",
+            "Not yet: pool should be a whole number of GB, not the str '205'. Write the number "
+            "alone, without quotes or units: pool = 205",
         ),
         ("count", 205.0, probes.WrongKind, "Not yet: pool should be a whole number of GB, an int"),
         ("count", False, probes.WrongKind, "Not yet: pool should be a whole number of GB"),
