@@ -25,7 +25,7 @@ from support.paths import ROOT
 
 SOLUTION = {  # the notebook's instructor answers (solutions: Exercise 6.3)
     "assistant": dict(share=90, longest=32_000, cap=4, budget=1_024, admission=None),
-    "office": dict(share=95, longest=16_000, cap=64, budget=1_024, admission=None),
+    "office": dict(share=95, longest=16_000, cap=64, budget=256, admission=None),
     "app": dict(share=90, longest=8_000, cap=64, budget=256, admission=None),
 }
 
