@@ -17,7 +17,8 @@ import pytest
 
 import kvlesson as kv
 from kvlesson.lesson.printout import TITLES
-from kvlesson.lesson.real_server_numbers import real_server_numbers, walk
+from kvlesson.lesson.real_server_launches import walk
+from kvlesson.lesson.real_server_numbers import real_server_numbers
 from kvlesson.memory import rig_measurements
 from kvlesson.memory.other_servers import (
     cache_budgets,
