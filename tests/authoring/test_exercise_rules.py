@@ -20,10 +20,14 @@ from support.paths import ROOT
 # that tries it (read from every exercise's text, December 2026).
 WARNED = {
     "ex1_1_tests": [("a negative pool is fine here", "pool_bytes(21)")],
+    "ex0_2_tests": [("not rounded", "weights_gb(kv.QWEN25_7B)")],
     "ex1_2_tests": [("A negative pool holds no block", "blocks_in(-1e9)")],
     "ex2_1_tests": [("A block that is only partly filled still counts whole", "chat_blocks(17)")],
     "ex2_2_tests": [("Return `None` if no share is enough", "lowest_share_for(10**6)")],
-    "ex3_1_tests": [("return `None` if every step adds at least 10%", "knee_of(steep)")],
+    "ex3_1_tests": [
+        ("return `None` if every step adds at least 10%", "knee_of(steep)"),
+        ("A step that adds exactly 10% pays", "knee_of(tenth)"),
+    ],
     "ex5_1_tests": [
         ("when the config gives no `head_dim`", "bytes_per_token_of(LLAMA_70B_CONFIG)"),
         (
@@ -45,7 +49,10 @@ WARNED = {
         ),
     ],
     "ex5_4_tests": [("a pool below zero holds none", "fp8_pool_tokens(-1e9, kv.QWEN25_7B)")],
-    "ex5_5_tests": [("padded up to a multiple of 256", "slot_context(33_281, 5)")],
+    "ex5_5_tests": [
+        ("padded up to a multiple of 256", "slot_context(33_281, 5)"),
+        ("it takes at most 256 slots", "slot_context(100_000, 257)"),
+    ],
     "ex6_1_tests": [("7% of 100 values is rank 7 exactly", "nearest_rank(hundred, 7)")],
     "ex6_2_tests": [("the step that writes its first token counts", "steps_to_read(255, 256, 1)")],
 }
@@ -92,7 +99,8 @@ def test_every_case_the_text_warns_about_is_in_the_self_check(grade_id):
 def test_no_yes_or_no_is_checked_alone(assignment, grade_id, text, released):
     """A student who could flip a yes or no until the self-check passes would learn nothing:
     a yes or no the student writes as a variable sits beside a number that decides it (the
-    self-check looks at it only once that number is right); one about a function's calls is
+    self-check looks at it only once that number is right) and beside another yes or no
+    (the message names neither nor counts them, walk item 6); one about a function's calls is
     counted with the others, never named; a package judge's verdict (the capstone) says what
     to change in the cell's own words."""
     students = {probe.function for probe in probe_search.Probes.of(released).found}
@@ -106,6 +114,9 @@ def test_no_yes_or_no_is_checked_alone(assignment, grade_id, text, released):
                 continue
             if label.isidentifier():
                 assert set(kinds) - {"yes_no"}, f"{grade_id}: {label} is checked alone"
+                # one yes or no, however its message is worded, is found by flipping it once
+                twins = [n for k, n in zip(kinds, labels) if k == "yes_no" and n.isidentifier()]
+                assert len(twins) >= 2, f"{grade_id}: {label} is the only yes or no of its check"
             elif label.split("(")[0] not in students:
                 assert "yes_no" in hints, f"{grade_id}: {label} needs the cell's own words"
 
@@ -119,3 +130,26 @@ def test_every_declared_mistake_is_written_out():
                 for name, (code, hint) in probe_search.declared_mistakes(cell.source).items():
                     ast.parse(code)
                     assert name and hint.endswith("."), (name, hint)
+
+
+@pytest.mark.parametrize("assignment, grade_id, text, released", CELLS, ids=[c[1] for c in CELLS])
+def test_the_self_check_compares_numbers_as_closely_as_the_grade(
+    assignment, grade_id, text, released
+):
+    """A number the self-check compares to fewer decimals than the grade passes an answer
+    rounded in between (Exercise 0.2 at 2 decimals against the grade's 3), which the grade
+    then rejects: the self-check must fail where the grade fails."""
+    from kvlesson.grading.course.key import key_path, read_key
+
+    hidden = [
+        p["places"]
+        for p in read_key(key_path(ROOT, assignment))["exercises"][grade_id]["probes"]
+        if p["kind"] == "number"
+    ]
+    shown = [
+        ast.literal_eval(probe.args[3])
+        for probe in visible(released)
+        if probe.func.attr == "number"
+    ]
+    if hidden and shown:
+        assert min(shown) >= max(hidden), f"{grade_id}: self-check {shown}, grade {hidden}"
