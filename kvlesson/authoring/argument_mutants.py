@@ -86,19 +86,18 @@ def argument_mutants(
         )
         for name in params:
             texts = list(dict.fromkeys(examples.get(name, [])))
-            values = [
-                (ast.parse(t, mode="eval").body, "one value the self-check passes it")
+            values = [  # each named as the self-check's call writes it (-1e9, not -1000000000.0)
+                (ast.parse(t, mode="eval").body, t, "one value the self-check passes it")
                 for t in texts
             ]
             if name in defaults:
-                values.append((defaults[name], "its default"))
-            for value, where in values:
+                values.append((defaults[name], ast.unparse(defaults[name]), "its default"))
+            for value, written, where in values:
                 yield (
                     "hardcoded",
                     (
-                        f"{function.name} should use its argument `{name}`, not "
-                        f"`{ast.unparse(value)}`, {where}: it must work for any "
-                        f"`{name}`."
+                        f"{function.name} should use its argument `{name}`, not `{written}`, "
+                        f"{where}: it must work for any `{name}`."
                     ),
                     _renamed(tree, function.name, {name: value}),
                 )

@@ -153,3 +153,109 @@ def test_the_self_check_compares_numbers_as_closely_as_the_grade(
     ]
     if hidden and shown:
         assert min(shown) >= max(hidden), f"{grade_id}: self-check {shown}, grade {hidden}"
+
+
+NUMBER = r"(?<![\w.])\d[\d,_]*(?:\.\d+)?"
+
+
+def hint_words(solution_source: str, released: str, exercise: dict) -> list[str]:
+    """Every hint an exercise can give: its declared mistakes', its self-check's own words
+    (`hints={...}`), and the words of every known mistake its key names."""
+    words = [hint for _, hint in probe_search.declared_mistakes(solution_source).values()]
+    for call in stamp_places.stamp_calls(released):
+        for keyword in call.keywords:
+            if keyword.arg == "hints":
+                words += list(ast.literal_eval(keyword.value).values())
+    return words + [known["words"] for known in exercise["mistakes"]]
+
+
+def given_away(number: str, exercise: dict, released: str, stamps: dict) -> bool:
+    """Whether `number` is an answer of the exercise: one its key holds (the hidden probes),
+    or one a visible probe's stamp holds (tried in the probe's own normal form)."""
+    from kvlesson.grading.checks import probes, selfcheck
+
+    value = float(number.replace(",", "").replace("_", ""))
+    if any(
+        p["normal"].split(":", 1)[-1] not in ("True", "False", "none")
+        and float(p["normal"].split(":", 1)[-1]) == value
+        for p in exercise["probes"]
+        if p["kind"] != "yes_no"
+    ):
+        return True
+    names = iter(stamp_places.stamp_names(released))
+    for call in stamp_places.stamp_calls(released):
+        stamp = stamps[next(names)]
+        for node, expect in zip(call.args[0].elts, stamp["probes"]):
+            kind = node.func.attr
+            if kind == "yes_no":
+                continue
+            unit = ast.literal_eval(node.args[2])
+            places = ast.literal_eval(node.args[3]) if kind == "number" else 0
+            probe = probes.Probe("x", lambda: None, kind, unit, places)
+            guess = value if kind == "number" else int(value)
+            if selfcheck.digest(expect["salt"], probes.normal(probe, guess)) == expect["hash"]:
+                return True
+    return False
+
+
+@pytest.mark.parametrize("assignment, grade_id, text, released", CELLS, ids=[c[1] for c in CELLS])
+def test_no_hint_names_a_number_the_question_does_not_or_gives_an_answer_away(
+    assignment, grade_id, text, released
+):
+    """Walk items 4, 8 and 19: a hint named a number that was in neither the student's code
+    nor their answer ("is it `29`?"), another quoted another chat ("32 tokens"), another gave
+    an answer away ("two at 0.9 ask for 0.45 each"). A number in any hint of an exercise must
+    be in its question or its self-check's cell, and be none of its answers unless the
+    question itself shows it."""
+    import re
+
+    from kvlesson.grading.course.key import key_path, read_key
+
+    [path] = (ROOT / "solutions" / assignment).glob("*.ipynb")
+    solution = next(
+        c.source
+        for c in nbformat.read(path, as_version=4).cells
+        if notebooks.meta(c).get("grade_id") == grade_id
+    )
+    release = nbformat.read(ROOT / "notebooks" / assignment / path.name, as_version=4)
+    stamps = stamp_places.stamps_of(release)
+    exercise = read_key(key_path(ROOT, assignment))["exercises"][grade_id]
+    from kvlesson.grading.course.known_mistakes import MISTAKES
+
+    def plain(words: str) -> str:  # a hint's numbers, less the course's references and units
+        return re.sub(r"(Exercise|Question|notebook) \d+(\.\d+)?|2\*\*30|1e9", "", words)
+
+    def numbers(words: str) -> set[str]:
+        return {m.replace(",", "").replace("_", "") for m in re.findall(NUMBER, plain(words))}
+
+    # the catalogue's own words name what every exercise shares: 100 for a percent, 1,024...
+    in_view = numbers(text + released) | numbers(" ".join(MISTAKES.values()))
+    unseen = sorted(
+        {
+            (number, words)
+            for words in hint_words(solution, released, exercise)
+            for number in re.findall(NUMBER, plain(words))
+            if number.replace(",", "").replace("_", "") not in in_view
+        }
+    )
+    away = [(n, words) for n, words in unseen if given_away(n, exercise, released, stamps)]
+    assert not away, f"{grade_id}: hints that give an answer away: {away}"
+    assert not unseen, f"{grade_id}: numbers in its hints the question does not show: {unseen}"
+    assert not unseen, f"{grade_id}: numbers in its hints the question does not show: {unseen}"
+
+
+def test_the_hint_check_catches_the_walks_hints():
+    """The old hints of walk items 19 and 8: 5.6's "0.45 each" is an answer of the
+    exercise's self-check; 4.1's "(is it `29`?)" a number its question never shows."""
+    import re
+
+    from kvlesson.grading.course.key import key_path, read_key
+
+    [(_, _, _, released)] = [c for c in CELLS if c[1] == "ex5_6_tests"]
+    [path] = (ROOT / "notebooks" / "05_real_server").glob("*.ipynb")
+    stamps = stamp_places.stamps_of(nbformat.read(path, as_version=4))
+    exercise = read_key(key_path(ROOT, "05_real_server"))["exercises"]["ex5_6_tests"]
+    assert given_away("0.45", exercise, released, stamps)
+    assert not given_away("0.5", exercise, released, stamps)
+    [(_, _, text, shown)] = [c for c in CELLS if c[1] == "ex4_1_tests"]
+    assert "29" not in re.findall(NUMBER, text + shown)

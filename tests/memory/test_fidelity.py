@@ -448,6 +448,10 @@ def check_o3():
         for c, p in ((98_304, 3), (262_144, 10), (100, 3), (98_765, 8))
     ] == [32_768, 26_368, 256, 12_544]
     assert llama_cpp_context(262_144, 10).n_ctx == 263_680
+    assert llama_cpp_context(65_536, 256).per_slot == 256
+    with pytest.raises(ValueError, match=r"n_seq_max must be <= 256"):
+        llama_cpp_context(65_536, 257)
+    assert "LLAMA_MAX_SEQ" in row_text("O3") and "n_seq_max must be <= 256" in row_text("O3")
 
 
 def check_o4():
