@@ -52,10 +52,12 @@ _HOMES = {
         "Startup",
         "startup",
     ),
-    "kvlesson.memory.vllm_log": (
+    "kvlesson.memory.log_check": (
         "LogCheck",
-        "VllmLog",
         "check_log",
+    ),
+    "kvlesson.memory.vllm_log": (
+        "VllmLog",
         "read_vllm_log",
     ),
     "kvlesson.serving.arrivals": (

@@ -374,7 +374,7 @@ def test_server_wont_start_at_40_percent_with_128000(call):
         call()
     message = str(caught.value)
     assert "the cache needs 16.78 GB (8,000 blocks)" in message
-    assert "only 13.94 GB (6,646 blocks) is available at a 40% share" in message
+    assert "only 13.94 GB (6,646 blocks) is available at a share of 40%" in message
     assert "Raise the memory share (gpu_memory_utilization; to at least 44%)" in message
     assert "lower the longest chat (max_model_len; at most 106,336 tokens)" in message
 
@@ -384,7 +384,10 @@ def test_server_wont_start_is_a_value_error():
 
 
 def test_server_wont_start_without_a_block():
-    with pytest.raises(kv.ServerWontStart, match="to at least 24%.*no block is left at this share"):
+    with pytest.raises(
+        kv.ServerWontStart,
+        match="to at least 24%.: at this share the weights and the reserve leave no block for any chat",
+    ):
         kv.serve(CHATS, 8, share=20)
 
 
@@ -466,7 +469,8 @@ def pool_probe(kind):
             "number",
             "53.9 GB",
             probes.WrongKind,
-            "Not yet: pool should be a number of GB, such as 12.3, not the str '53.9 GB'. Write the number alone",
+            "Not yet: pool should be a number of GB, not the str '53.9 GB'. Write the number "
+            "alone, without quotes or units: pool = 53.9",
         ),
         ("number", True, probes.WrongKind, "Not yet: pool should be a number of GB"),
         ("number", None, probes.WrongKind, "Not yet: pool should be a number of GB"),
@@ -476,7 +480,8 @@ def pool_probe(kind):
             "count",
             "205",
             probes.WrongKind,
-            "Not yet: pool should be a whole number of GB, such as 12",
+            "Not yet: pool should be a whole number of GB, not the str '205'. Write the number "
+            "alone, without quotes or units: pool = 205",
         ),
         ("count", 205.0, probes.WrongKind, "Not yet: pool should be a whole number of GB, an int"),
         ("count", False, probes.WrongKind, "Not yet: pool should be a whole number of GB"),

@@ -3,9 +3,10 @@
 Each mutation changes one spot of an answer cell's code the way a student
 might get it wrong: off by one, rounding down where a partly filled block
 counts whole, `/` for `//`, a factor 2 dropped (K and V), a term of the sum
-dropped (the reserve), GB for GiB and back, the percent not divided by 100,
-`>` for `>=`, a function reading the notebook's global instead of its argument,
-a float for an int. The build runs them to give the self-checks hints for known
+dropped (the reserve), an input left out of a product (`weights / tp` read as
+`weights`), GB for GiB and back, the percent not divided by 100, `>` for `>=`,
+a float for an int; and, from `kvlesson.authoring.argument_mutants`, a function
+reading the notebook's global instead of its argument or a value written in. The build runs them to give the self-checks hints for known
 wrong answers; the tests run them to prove the self-checks reject what the
 grade rejects.
 """
@@ -17,6 +18,7 @@ import copy
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
+from kvlesson.authoring.argument_mutants import argument_mutants, global_mutants
 from kvlesson.grading.course.known_mistakes import MISTAKES, declared_code
 
 GB, GIB = 1e9, 2**30  # bytes in a GB (the data sheet's reading) and in a GiB
@@ -43,6 +45,12 @@ def _const(node: ast.AST, *values: float) -> bool:
     )
 
 
+def _named(node: ast.AST) -> bool:
+    """Whether `node` is an input read by name (`tp`, `model.layers`, `len(x)`), not a
+    constant: leaving it out of a product is ignoring that input."""
+    return isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
+
+
 def _is_two_to_30(node: ast.AST) -> bool:
     return _const(node, GIB) or (
         isinstance(node, ast.BinOp)
@@ -61,6 +69,10 @@ def _binop_swaps(node: ast.BinOp) -> Iterator[Swap]:
                 yield "factor2", MISTAKES["factor2"], keep
     if isinstance(node.op, (ast.Sub, ast.Add)):
         yield "term", f"a term of the sum is missing: `{ast.unparse(node.right)}`.", node.left
+    if isinstance(node.op, (ast.Mult, ast.Div, ast.FloorDiv)):  # an input left out of a product
+        for keep, drop in ((node.left, node.right), (node.right, node.left)):
+            if _named(drop) and (drop is node.right or isinstance(node.op, ast.Mult)):
+                yield "factor", f"a factor is missing: `{ast.unparse(drop)}`.", keep
     if isinstance(node.op, ast.Div) and _const(node.right, 100):
         yield "percent", MISTAKES["percent"], node.left
     if _is_two_to_30(node):
@@ -135,12 +147,8 @@ def _swaps(node: ast.AST) -> Iterator[Swap]:
     if _const(node, GB):
         yield "gib", MISTAKES["gib"], ast.BinOp(ast.Constant(2), ast.Pow(), ast.Constant(30))
     if isinstance(node, ast.Constant) and type(node.value) is int and not _is_two_to_30(node):
-        for step in (1, -1):
-            words = (
-                f"one of the numbers in your code looks one away from the right one (is it "
-                f"`{node.value + step}`?)."
-            )
-            yield "constant", words, ast.Constant(node.value + step)
+        for step in (1, -1):  # the hint names no number: the student's may be another one
+            yield "constant", MISTAKES["constant"], ast.Constant(node.value + step)
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
         flipped = {ast.GtE: ast.Gt, ast.Gt: ast.GtE, ast.LtE: ast.Lt, ast.Lt: ast.LtE}
         if type(node.ops[0]) in flipped:
@@ -205,95 +213,6 @@ def _numbered(tree: ast.AST) -> list[ast.AST]:
     return nodes
 
 
-def _global_mutants(
-    tree: ast.Module, like: dict[str, dict[int, list[str]]]
-) -> Iterator[tuple[str, str, ast.Module]]:
-    """Each function argument ignored: the body reads the notebook's global of the same
-    name (the parameter renamed away), its upper-case parameter (share -> SHARE), or a
-    notebook variable that holds the same kind of thing (`like`: per function and argument
-    position, such names: `model` for an argument `m`)."""
-    for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
-        for position, arg in enumerate(function.args.args):
-            same_kind = like.get(function.name, {}).get(position, [])
-            for reads in dict.fromkeys((arg.arg, arg.arg.upper(), *same_kind)):
-                mutated = copy.deepcopy(tree)
-                target = next(
-                    n
-                    for n in ast.walk(mutated)
-                    if isinstance(n, ast.FunctionDef) and n.name == function.name
-                )
-                target.args.args[position].arg = f"_{arg.arg}_ignored"
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name) and name.id == arg.arg:
-                        name.id = reads
-                yield (
-                    "global",
-                    f"{function.name} should use its argument `{arg.arg}`, not "
-                    f"the notebook's `{reads}`.",
-                    mutated,
-                )
-
-
-def _renamed(tree: ast.Module, function: str, names: dict[str, ast.AST]) -> ast.Module:
-    """`tree` with, in `function`'s body, each name of `names` read as its replacement."""
-    mutated = copy.deepcopy(tree)
-    target = next(
-        n for n in ast.walk(mutated) if isinstance(n, ast.FunctionDef) and n.name == function
-    )
-
-    class Swap(ast.NodeTransformer):
-        def visit_Name(self, node: ast.Name) -> ast.AST:
-            new = names.get(node.id)
-            return (
-                copy.deepcopy(new) if new is not None and isinstance(node.ctx, ast.Load) else node
-            )
-
-    target.body = [Swap().visit(statement) for statement in target.body]
-    return mutated
-
-
-def _argument_mutants(
-    tree: ast.Module, examples: dict[str, list[str]]
-) -> Iterator[tuple[str, str, ast.Module]]:
-    """Two arguments taken in the wrong order; an argument replaced by a value written in
-    the notebook's examples of the call (`examples`: parameter name to the texts the
-    self-check passes it) or by its default."""
-    for function in [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]:
-        params = [a.arg for a in function.args.args]
-        for i, first in enumerate(params):
-            for second in params[i + 1 :]:
-                yield (
-                    "swapped",
-                    MISTAKES["swapped"],
-                    _renamed(
-                        tree,
-                        function.name,
-                        {first: ast.Name(second, ast.Load()), second: ast.Name(first, ast.Load())},
-                    ),
-                )
-        defaults = dict(
-            zip(params[len(params) - len(function.args.defaults) :], function.args.defaults)
-        )
-        for name in params:
-            texts = list(dict.fromkeys(examples.get(name, [])))
-            values = [
-                (ast.parse(t, mode="eval").body, "one value the self-check passes it")
-                for t in texts
-            ]
-            if name in defaults:
-                values.append((defaults[name], "its default"))
-            for value, where in values:
-                yield (
-                    "hardcoded",
-                    (
-                        f"{function.name} should use its argument `{name}`, not "
-                        f"`{ast.unparse(value)}`, {where}: it must work for any "
-                        f"`{name}`."
-                    ),
-                    _renamed(tree, function.name, {name: value}),
-                )
-
-
 def mutants(
     source: str,
     keep: Callable[[str], bool] = lambda mistake: True,
@@ -324,8 +243,8 @@ def mutants(
         mutated = copy.deepcopy(tree)
         mutated.body[index] = statement
         add(mistake, hint, mutated)
-    for mistake, hint, mutated in _global_mutants(tree, like or {}):
+    for mistake, hint, mutated in global_mutants(tree, like or {}):
         add(mistake, hint, mutated)
-    for mistake, hint, mutated in _argument_mutants(tree, examples or {}):
+    for mistake, hint, mutated in argument_mutants(tree, examples or {}):
         add(mistake, hint, mutated)
     return list(found.values())

@@ -58,7 +58,8 @@ def stamp_key(where: str, number: int) -> str:
 def put_stamps(nb: nbformat.NotebookNode, answers: dict[str, str]) -> None:
     """Put the notebook's stamps (salted hashes, never an answer) in its setup cell, on one
     line after the import of the self-checks, so that a test cell names its stamp and no
-    more: nbgrader's Validate shows a failed test cell's source, which stays readable."""
+    more: nbgrader's Validate shows a failed test cell's source, which stays readable. The
+    setup cell's code is folded in JupyterLab (`jupyter.source_hidden`); a click unfolds it."""
     blob = json.dumps(
         {key: json.loads(stamp) for key, stamp in answers.items()},
         separators=(",", ":"),
@@ -70,6 +71,9 @@ def put_stamps(nb: nbformat.NotebookNode, answers: dict[str, str]) -> None:
             lines = [x for x in cell.source.splitlines() if not x.startswith(LOADER)]
             at = lines.index(IMPORT) + 1
             cell.source = "\n".join(lines[:at] + [line] + lines[at:])
+            # folded in JupyterLab: its line of stamps is kilobytes of hashes that a student
+            # need not scroll past (walk item 24); its output, the setting, still shows
+            cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
             return
     raise ValueError(f"no cell imports the self-checks ({IMPORT}): the stamps have no place")
 

@@ -86,6 +86,11 @@ class Figure:
     about: str
 
 
+def figures(*rows: tuple[str, float | int | bool | None, str, str]) -> dict[str, Figure]:
+    """Figures by name, from rows of (name, value, how the lesson writes it, what it is)."""
+    return {name: Figure(value, text, about) for name, value, text, about in rows}
+
+
 def listing(numbers: dict[str, Figure], keys: list[str]) -> Say:
     """Some of the figures as a Markdown list, "what it is: how the lesson writes it"."""
     return Say("\n".join(f"* {numbers[key].about}: **{numbers[key].text}**" for key in keys))

@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from kvlesson.lesson import quote
 from kvlesson.lesson.explorers import Explorer, share_slider, slider
 from kvlesson.lesson.figures import BLUE, GREEN, GREY, ORANGE, VERMILION, WARNING, WIDTH_IN
-from kvlesson.lesson.real_server_numbers import TWO_H100, Launch
+from kvlesson.lesson.real_server_launches import TWO_H100, Launch
 from kvlesson.lesson.stacked_bar import StackedBar, card_segments
 from kvlesson.memory.specs import GPU, GPUS, MODELS, Model
 from kvlesson.memory.startup import PROFILED_BYTES, VLLM_SHARE, Startup, startup
@@ -70,52 +70,65 @@ def real_view(
         if isinstance(model, str):
             model = Model.from_hf_config(json.loads(model), name="pasted model")
         model = model.with_dtypes(weights=weights, cache=cache)
-        refusal = model.tp_refusal(tp)
-        if refusal is not None:  # vLLM stops before it loads anything: there is no floor plan
-            return RealView(
-                None,
-                f"**The server does not start.** {model.name} cannot be split "
-                f"over {tp} GPUs; vLLM says: {refusal}",
-            )
-        refusal = model.max_len_refusal(longest)
-        if refusal is not None:  # refused with the configuration, before anything loads
-            return RealView(
-                None,
-                f"**The server does not start.** {model.name}'s config allows "
-                f"{model.context:,} tokens, not {longest:,}; vLLM says: "
-                f"{refusal}",
-            )
+        refused = _refused_before_loading(model, tp, longest)
+        if refused is not None:  # vLLM stops before it loads anything: there is no floor plan
+            return RealView(None, refused)
         launch = startup(gpu, model, share, longest, reserve_bytes, tp)
     except (ValueError, TypeError) as error:  # json.JSONDecodeError is a ValueError
         return RealView(None, f"**This cannot be sized:** {error}")
-    p = launch.parts
     if not launch.loads:  # stopped in step 2: no cache check, no floor plan to draw
         return RealView(
             None,
             f"**The server does not start:** it runs out of memory while it "
             f"loads the weights (step 2). {launch.error()}",
         )
-    gpus = "One GPU" if tp == 1 else f"Each of {tp} GPUs"
-    plan = (
-        f"{gpus} ({p.gpu.name}, {model.name}): budget "
+    return RealView(launch, _plan(launch) + _outcome(launch))
+
+
+def _refused_before_loading(model: Model, tp: int, longest: int) -> str | None:
+    """What vLLM says when the launch's configuration alone stops it: a split the model
+    cannot take, or a max_model_len past its config's (None: neither)."""
+    refusal = model.tp_refusal(tp)
+    if refusal is not None:
+        return (
+            f"**The server does not start.** {model.name} cannot be split over {tp} GPUs; "
+            f"vLLM says: {refusal}"
+        )
+    refusal = model.max_len_refusal(longest)
+    if refusal is not None:
+        return (
+            f"**The server does not start.** {model.name}'s config allows "
+            f"{model.context:,} tokens, not {longest:,}; vLLM says: {refusal}"
+        )
+    return None
+
+
+def _plan(launch: Startup) -> str:
+    """One GPU's floor plan in a sentence: budget, weights, what profiling took, the pool."""
+    p = launch.parts
+    gpus = "One GPU" if launch.tp == 1 else f"Each of {launch.tp} GPUs"
+    return (
+        f"{gpus} ({p.gpu.name}, {p.model.name}): budget "
         f"{quote.gb(p.allowed_bytes)}, weights {quote.gb(p.weights_bytes, 2)}, profiled "
         f"{quote.gb(p.reserve_bytes)}, KV pool {quote.gb(max(p.pool_bytes, 0), 2)}. "
     )
+
+
+def _outcome(launch: Startup) -> str:
+    """What the pool holds and what vLLM logs of it, or the error it stops with; and what
+    may still stop a launch the check lets through (a hybrid model's cap)."""
     if not launch.starts:
-        return RealView(
-            launch, plan + f"**The server does not start.** vLLM says: {launch.error()}"
-        )
-    return RealView(
-        launch,
-        plan
-        + (
-            f"The pool holds **{quote.count(launch.tokens)} tokens** "
-            f"({quote.count(p.model.cache_bytes_per_token(tp))} bytes a token per GPU); one request "
-            f"of {longest:,} needs {gib(launch.needed_bytes)} of it, so **{launch.concurrency:.2f} "
-            f'requests of full length** fit at once (vLLM logs "Maximum concurrency for '
-            f'{longest:,} tokens per request: {launch.concurrency:.2f}x").'
-        ),
+        return f"**The server does not start.** vLLM says: {launch.error()}"
+    per_token = launch.parts.model.cache_bytes_per_token(launch.tp)
+    held = (
+        f"The pool holds **{quote.count(launch.tokens)} tokens** "
+        f"({quote.count(per_token)} bytes a token per GPU); one request of "
+        f"{launch.longest:,} needs {gib(launch.needed_bytes)} of it, so "
+        f"**{launch.concurrency:.2f} requests of full length** fit at once (vLLM logs "
+        f'"Maximum concurrency for {launch.longest:,} tokens per request: '
+        f'{launch.concurrency:.2f}x").'
     )
+    return held if launch.warning is None else f"{held} **Beware:** {launch.warning}"
 
 
 class PlanBar:

@@ -5,7 +5,9 @@ on it, a dashed line at the share, and, when the weights and the reserve pass th
 part of them past the line crossed out in vermilion: over the budget. That box has its own
 legend entry (its hatch, not its colour alone, tells it apart). The unused part is what the
 lesson defines, the card less the share (from the line to the card's end), drawn under the
-other parts: when the weights and the reserve pass the line, they lie over its start. A size is
+other parts: when the weights and the reserve pass the line, the crossed-out box over them is
+filled in the unused part's colour, so the unused part shows its whole width from the line on,
+as its label says (walk item 17), and the box says what of it the weights and reserve need. A size is
 written on the part of a segment the box leaves free when that is wide enough, else across the
 whole segment, always on a white patch, so no label is lost under a hatch. Every bar is edged
 in black, so its shape reads whatever its fill.
@@ -50,7 +52,8 @@ class StackedBar:
                 ax.text(0, 0, "", ha="center", va="center", fontsize=MIN_TEXT_PT, bbox=LABEL_BOX)
                 for _ in parts
             ],
-            ax.barh(0, 0, color="none", hatch=OVER_HATCH, edgecolor=over_colour)[0],
+            # filled as the unused part it lies on, so that part shows from the share line on
+            ax.barh(0, 0, color=parts[-1][1], hatch=OVER_HATCH, edgecolor=over_colour)[0],
             ax.axvline(0, color="black", linestyle="--", linewidth=1.5),
         )
 

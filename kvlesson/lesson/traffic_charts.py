@@ -2,7 +2,8 @@
 
 Made with `matplotlib.figure.Figure`, like `charts`, so nothing is shown twice. Each line
 has its own colour (each at least 3:1 on white), its own line style and marker, and its name
-written at its end, so no line is told apart by colour alone; lines that share values are
+written by its end (`name_ends`, spread so that no two names overlap), so no line is told
+apart by colour alone; lines that share values are
 drawn with their markers offset so that none hides another. Each function returns a
 `figures.Drawn`, its alt text written from the numbers it plots.
 """
@@ -36,26 +37,38 @@ def marked(count: int, line: int, lines: int) -> list[int]:
     return list(range(start, count, every))
 
 
-def name_at_end(ax: Axes, x: float, y: float, name: str, colour: str, row: int) -> None:
-    """A line's name by its point (x, y), tied to it by a thin line, the names of several
-    lines a row apart so that none overlaps another."""
-    ax.annotate(
-        name,
-        (x, y),
-        xytext=(4, -MIN_TEXT_PT * 1.6 * row),
-        textcoords="offset points",
-        fontsize=MIN_TEXT_PT,
-        color="black",
-        va="center",
-        arrowprops=dict(arrowstyle="-", color=colour, linewidth=0.8),
-    )
+NAME_GAP = 0.1  # the least height between two lines' names, in fractions of the axes
+
+
+def name_ends(ax: Axes, ends: list[tuple[float, float, str, str]]) -> None:
+    """Each line's name by its point, tied to it by a thin line: `ends` holds (x, y, name,
+    colour) in data coordinates. The names are spread upwards from their points, at least
+    NAME_GAP of the axes apart and inside them, so that none overlaps another, nor the axes'
+    labels, even where several lines end at one place."""
+    ax.autoscale_view()  # the limits the lines give, before points become fractions of them
+    to_axes = ax.transAxes.inverted()
+    placed = []
+    for x, y, name, colour in sorted(ends, key=lambda end: (end[1], end[2])):
+        ax_x, ax_y = to_axes.transform(ax.transData.transform((x, y)))
+        text_y = max(ax_y + 0.06, placed[-1] + NAME_GAP if placed else 0.0, NAME_GAP)
+        placed.append(min(text_y, 0.95))
+        ax.annotate(
+            name,
+            (x, y),
+            xytext=(min(ax_x + 0.02, 0.8), placed[-1]),
+            textcoords="axes fraction",
+            fontsize=MIN_TEXT_PT,
+            color="black",
+            va="center",
+            arrowprops=dict(arrowstyle="-", color=colour, linewidth=0.8),
+        )
 
 
 def gap_chart(runs: dict[str, Sequence[Step]], chat: int, title: str = "") -> Drawn:
     """The gap before each token of one chat's reply, one line per run (log scale)."""
     figure = Figure(figsize=(WIDTH_IN, 3.6), layout="constrained")
     ax = figure.subplots()
-    words = []
+    words, ends = [], []
     for k, ((label, steps), (colour, style, marker)) in enumerate(zip(runs.items(), STYLES)):
         gaps = [g * 1000 for g in token_gaps(steps, chat)]
         tokens = list(range(2, len(gaps) + 2))
@@ -72,7 +85,7 @@ def gap_chart(runs: dict[str, Sequence[Step]], chat: int, title: str = "") -> Dr
             alpha=0.9,
         )
         worst = max(range(len(gaps)), key=gaps.__getitem__)
-        name_at_end(ax, tokens[-1], gaps[-1], label, colour, k)
+        ends.append((tokens[-1], gaps[-1], label, colour))
         words.append(
             f"{label}: gaps from {min(gaps):.1f} ms to {gaps[worst]:.1f} ms, the longest "
             f"before token {tokens[worst]}"
@@ -83,6 +96,7 @@ def gap_chart(runs: dict[str, Sequence[Step]], chat: int, title: str = "") -> Dr
     ax.grid(alpha=0.3)
     ax.margins(x=0.02)
     ax.set_xlim(right=ax.get_xlim()[1] * 1.22)  # room for the names at the lines' ends
+    name_ends(ax, ends)
     ax.legend(loc="upper right", fontsize=MIN_TEXT_PT)
     ax.set_title(title, fontsize=10)
     alt = (
@@ -97,7 +111,7 @@ def queue_chart(runs: dict[str, ServeResult], title: str = "") -> Drawn:
     queue); below, clients retrying outside after a proxy's 503, which the server never sees."""
     figure = Figure(figsize=(WIDTH_IN, 5.0), layout="constrained")
     inside, outside = figure.subplots(2, 1, sharex=True)
-    words = []
+    words, peaks = [], []
     for k, ((label, result), (colour, style, marker)) in enumerate(zip(runs.items(), STYLES)):
         waiting = [(t, count) for t, count, _ in result.queue]
         retrying = [(0.0, 0), *result.outside, (result.seconds, 0)]
@@ -117,11 +131,12 @@ def queue_chart(runs: dict[str, ServeResult], title: str = "") -> Drawn:
             )
         most_in = max(waiting, key=lambda p: p[1], default=(0.0, 0))
         most_out = max(retrying, key=lambda p: p[1])
-        name_at_end(inside, most_in[0], most_in[1], label, colour, k)  # named at its peak
+        peaks.append((most_in[0], most_in[1], label, colour))  # each named at its peak
         words.append(
             f"{label}: at most {most_in[1]} waiting inside (at {most_in[0]:.0f} s), "
             f"at most {most_out[1]} retrying outside"
         )
+    name_ends(inside, peaks)
     inside.set_ylabel("waiting inside")
     outside.set_ylabel("retrying outside")
     outside.set_xlabel("time (s)")

@@ -272,18 +272,20 @@ def check_starts(parts: MemoryParts, longest: int) -> None:
 
 def _wont_start_message(parts: MemoryParts, longest: int) -> str:
     need = blocks_for(longest)
-    fits = f"at most {parts.tokens:,} tokens" if parts.blocks else "no block is left at this share"
     lowest = _first_share_with(need, parts.gpu, parts.model, parts.reserve_bytes, parts.tp)
     raise_to = (
         f"to at least {lowest}%"
         if lowest
         else f"no share of this GPU is enough for {parts.model.name}"
     )
+    advice = f"Raise the memory share (gpu_memory_utilization; {raise_to})"
+    if parts.blocks:  # a shorter longest chat would start: say how short
+        advice += f" or lower the longest chat (max_model_len; at most {parts.tokens:,} tokens)"
+    else:  # no chat of any length starts: a shorter one would not help (walk item 23)
+        advice += ": at this share the weights and the reserve leave no block for any chat"
     return (
         f"the server will not start: to serve at least one chat of the longest length "
         f"({longest:,} tokens) the cache needs {need * parts.block_bytes / 1e9:.2f} GB "
         f"({need:,} blocks), but only {max(parts.pool_bytes, 0) / 1e9:.2f} GB "
-        f"({parts.blocks:,} blocks) is available at a {parts.share}% share. "
-        f"Raise the memory share (gpu_memory_utilization; {raise_to}) or lower the longest chat "
-        f"(max_model_len; {fits})."
+        f"({parts.blocks:,} blocks) is available at a share of {parts.share}%. {advice}."
     )

@@ -79,7 +79,7 @@ def model_fields(
     config: Mapping[str, Any], cache_layers: int | None = None, params: int | None = None
 ) -> dict[str, Any]:
     """The fields of a `Model` (name, params, layers, kv_heads, head_size, bytes_per_number,
-    heads).
+    heads, context, hybrid, mlp_size).
 
     `layers` is the number of layers that keep a KV cache: all of them in a
     plain decoder, `cache_layers` when a hybrid or windowed config needs it given.
@@ -121,6 +121,7 @@ def model_fields(
         "context": context,
         "context_key": key,
         "hybrid": _is_hybrid(config),
+        "mlp_size": inner,
     }
 
 

@@ -4,7 +4,9 @@ signs that its pool is not the one the per-token formula sizes.
 Every pattern follows vLLM's own format strings, read in the wheels of 0.6.0,
 0.6.4.post1, 0.7.3, 0.8.5, 0.9.2, 0.10.2, 0.11.0, 0.14.0, 0.19.0, 0.22.0,
 0.28.0, 0.29.0 and 0.33.0 (file and line below are 0.33.0's unless a version
-is named). `vllm_log` reads a log with them.
+is named; 0.8.0 to 0.8.4's engine failure is read in its users' logs). `vllm_log` reads a
+log with them; a line that reads as an error no refusal here names is kept, and the
+verdict says this reader does not know its wording (`ERROR_LINE`).
 """
 
 from __future__ import annotations
@@ -45,6 +47,13 @@ FIGURES = {
     "needed_gib": [rf"\(?{NUMBER}\s*Gi?B KV\s+cache is needed"],
     "available_gib": [rf"larger than the available KV\s+cache\s+memory\s*\({NUMBER}\s*Gi?B\)"],
     "estimated_max_len": [rf"estimated maximum model length is\s+{NUMBER}\."],
+    # the cap on running requests: the Mamba refusal, the budget's refusal, the launch's args
+    "max_num_seqs": [
+        rf"max_num_seqs \({NUMBER}\) exceeds available Mamba",
+        rf"greater than or equal to max_num_seqs\s*\({NUMBER}\)",
+        rf"['\"]max_num_seqs['\"]:\s*{NUMBER}",
+    ],
+    "mamba_blocks": [rf"exceeds available Mamba cache\s+blocks \({NUMBER}\)"],
     "refused_len": [
         rf"max seq len\s*\({NUMBER}\)",
         rf"User-specified max_model_len \({NUMBER}\) is greater",
@@ -59,6 +68,8 @@ FIGURES = {
 }
 WHOLE = {
     "kv_tokens",
+    "max_num_seqs",
+    "mamba_blocks",
     "gpu_blocks",
     "concurrency_len",
     "estimated_max_len",
@@ -97,6 +108,47 @@ REFUSALS = (
         "the tensor-parallel size does not divide the attention heads; refused before "
         "anything loads",
         "vllm/config/model.py:1557-1564",
+    ),
+    Refusal(
+        "tensor parallel",
+        r"AssertionError: \d+ is not divisible by \d+",
+        "a layer could not split its weights evenly over the GPUs: tp must divide the KV "
+        "heads (or be a multiple of them) and the MLP's size, as it divides the attention "
+        "heads; refused while the model is built",
+        "divide() in vllm/distributed/utils.py:51-55, called by "
+        "vllm/model_executor/layers/linear.py:497-502,1063-1071,1708",
+    ),
+    Refusal(
+        "max_num_seqs past the Mamba cache blocks",
+        r"max_num_seqs \(\d+\) exceeds available Mamba cache\s+blocks",
+        "a hybrid model's running requests each hold one block of the pool for their Mamba "
+        "(or linear-attention) state while full CUDA graphs are captured (vLLM's default), "
+        "and the pool has fewer blocks than max_num_seqs asks for: lower max_num_seqs to at "
+        "most the blocks the line names, or raise the share",
+        "vllm/config/compilation.py:1510-1532 (resolve_cudagraph_mode_and_sizes); since "
+        "vLLM pull request 38270 (2026)",
+    ),
+    Refusal(
+        "token budget below max_num_seqs",
+        r"max_num_batched_tokens \(\d+\) must be greater than or equal to max_num_seqs",
+        "max_num_batched_tokens, the tokens one step may read, is below max_num_seqs: a "
+        "step could not give every running request its next token; refused before anything "
+        "loads",
+        "vllm/config/scheduler.py:331-336",
+    ),
+    Refusal(
+        "token budget below max_model_len",
+        r"max_num_batched_tokens \(\d+\) is smaller than max_model_len",
+        "with chunked prefill off a whole prompt must fit in one step, and "
+        "max_num_batched_tokens is below max_model_len; refused before anything loads",
+        "vllm/config/scheduler.py:318-330",
+    ),
+    Refusal(
+        "share out of range",
+        r"gpu_memory_utilization\s+Input should be (?:less than or equal to 1|greater than 0)",
+        "gpu_memory_utilization is a fraction of the card, above 0 and at most 1 (0.9, not "
+        "90); refused before anything loads",
+        "vllm/config/cache.py:215 (Field(default=0.92, gt=0, le=1), checked by pydantic)",
     ),
     Refusal(
         "out of memory",
@@ -141,10 +193,21 @@ REFUSALS = (
     ),
     Refusal(
         "engine failed to start",
-        r"EngineCore failed to start|Engine core initialization failed",
+        r"EngineCore hit an exception(?:(?!run_busy_loop).){0,3000}?engine_core = EngineCoreProc\(",
+        "the engine stopped while it was being built (V1's words before 0.8.5; a traceback "
+        "through EngineCoreProc(...), not the running loop); the line that says why is the "
+        "error at the traceback's end, if it was pasted",
+        'vllm/v1/engine/core.py run_engine_core, 0.8.0 to 0.8.4 ("EngineCore hit an '
+        'exception" at core.py:387 in 0.8.4\'s logs; 0.8.5 says "EngineCore failed to start")',
+    ),
+    Refusal(
+        "engine failed to start",
+        r"EngineCore failed to start|Engine core initialization failed|WorkerProc "
+        r"initialization failed|WorkerProc failed to start",
         "the engine stopped during start-up; the line that says why is not in what was "
         "pasted (look for the error just above the traceback)",
-        "vllm/v1/engine/core.py:1584 and vllm/v1/engine/utils.py:1474",
+        "vllm/v1/engine/core.py:1584, vllm/v1/engine/utils.py:1474, "
+        "vllm/v1/executor/multiproc_executor.py:891,1057",
     ),
 )
 
@@ -171,3 +234,7 @@ TPU_SIGNS = (r"\bTPU\b", r"\btpu_\w+\.py", r"\bPJRT\b", r"[Pp]allas")
 # A line that speaks of the cache or its blocks: one that no figure's wording read is an
 # unknown wording, and says so.
 CACHE_WORDS = r"(?i)kv[ _-]?cache|\bblocks?:|concurrency|total tokens|#tokens|\bn_ctx"
+# An error line: an exception's name and its message (ValueError: ..., torch.OutOfMemoryError:
+# ...). One that no refusal names is a wording this reader does not know: the verdict says
+# so and quotes it, rather than call the text "not a start-up log".
+ERROR_LINE = r"\b(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception):\s+\S"

@@ -24,6 +24,9 @@ from kvlesson.arguments import flag, of_type, positive, whole
 from kvlesson.memory.specs import GPU, Model
 
 LLAMA_CPP_PAD = 256  # GGML_PAD(n_ctx, 256) and GGML_PAD(n_ctx_seq, 256), src/llama-context.cpp
+# The most slots (sequences) a llama.cpp context takes: LLAMA_MAX_SEQ in src/llama-cparams.h;
+# more is refused, "n_seq_max must be <= 256" (llama_init_from_model, src/llama-context.cpp).
+LLAMA_MAX_SEQ = 256
 LLAMA_CPP_AUTO_SLOTS = 4  # --parallel -1 (the server's default): 4 slots, kv_unified = true
 
 
@@ -55,7 +58,8 @@ def llama_cpp_context(
     With an explicit slot count and no `--kv-unified`, the padded context is split:
     each slot gets (n_ctx // slots) padded up to 256 again, and n_ctx becomes slots x
     that (llama.cpp warns "rounding down", though the total can grow). A slot is also
-    held to the model's training context `train_ctx`, when given.
+    held to the model's training context `train_ctx`, when given. More than 256 slots are
+    refused, as llama.cpp refuses them (ValueError).
 
     >>> llama_cpp_context(262_144, 10)
     LlamaCppContext(n_ctx=263680, slots=10, unified=False, per_slot=26368)
@@ -65,6 +69,11 @@ def llama_cpp_context(
     if parallel is None:
         parallel, kv_unified = LLAMA_CPP_AUTO_SLOTS, True
     parallel = whole("parallel", parallel, 1)
+    if parallel > LLAMA_MAX_SEQ:
+        raise ValueError(
+            f"llama.cpp refuses --parallel {parallel}: n_seq_max must be <= {LLAMA_MAX_SEQ} "
+            f"(its most slots, LLAMA_MAX_SEQ)"
+        )
     n_ctx = pad(ctx_size)
     per_slot = n_ctx if kv_unified else pad(n_ctx // parallel)
     if not kv_unified:

@@ -75,3 +75,36 @@ def _lookup(name: str, value: object, table: dict[str, int], extra: tuple[str, .
     if value.lower() not in table:
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
     return table[value.lower()]
+
+
+# turboquant_k8v4, vLLM 0.33's cache of FP8 keys and 4-bit values: per head and token, the key
+# takes head_size bytes, the value ceil(head_size x 4 / 8) bytes and 4 more for its scale and
+# zero (two FP16 numbers) (model_executor/layers/quantization/turboquant/config.py:128-175).
+K8V4_SCALE_ZERO_BYTES = 4
+# A dense model keeps its first and last 2 attention layers at the model's own dtype under
+# every turboquant_* cache (TurboQuantConfig.get_boundary_skip_layers(n=2), config.py:178-213,
+# added to kv_cache_dtype_skip_layers by engine/arg_utils.py:2334-2351); a hybrid model keeps
+# none back (the function returns no layer when model_config.is_hybrid).
+K8V4_BOUNDARY_LAYERS = 2
+
+
+def k8v4_slot_bytes(head_size: int) -> int:
+    """Bytes one head's key and value take in turboquant_k8v4, per token: head + head/2 + 4."""
+    return head_size + -(-head_size * 4 // 8) + K8V4_SCALE_ZERO_BYTES
+
+
+def k8v4_gain_over_fp8(
+    layers: int, head_size: int, hybrid: bool = False, model_bytes: int = 2
+) -> float:
+    """How many more tokens a pool holds in turboquant_k8v4 than in fp8 (0.087: 8.7% more),
+    for a model whose `layers` attention layers keep a cache of heads of `head_size`: a dense
+    model keeps its first and last two of them at `model_bytes` a number (BF16: 2); a hybrid
+    one compresses every one.
+
+    >>> round(k8v4_gain_over_fp8(32, 128), 3), round(k8v4_gain_over_fp8(16, 128, hybrid=True), 3)
+    (0.087, 0.306)
+    """
+    edge = 0 if hybrid else min(K8V4_BOUNDARY_LAYERS, layers // 2)
+    kept = len(set(range(edge)) | set(range(layers - edge, layers)))
+    k8v4 = (layers - kept) * k8v4_slot_bytes(head_size) + kept * 2 * head_size * model_bytes
+    return layers * 2 * head_size / k8v4 - 1

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kvlesson.memory.log_check import LogCheck, check_log
+from kvlesson.memory.precision import k8v4_gain_over_fp8
 from kvlesson.memory.specs import RTX_3090
-from kvlesson.memory.vllm_log import LogCheck, VllmLog, check_log, read_vllm_log
+from kvlesson.memory.vllm_log import VllmLog, read_vllm_log
 
 RIG_GPU, RIG_SHARE, RIG_TP = RTX_3090, 90, 2  # two 3090s, --gpu-memory-utilization 0.90
 # The start-up log of the rig's model at a 262,144-token limit, as the post quotes it.
@@ -152,17 +154,6 @@ def august_step() -> LimitStep:
     return LimitStep(*AUGUST_SHORT, *AUGUST_LONG)
 
 
-# turboquant_k8v4's slot per head per token (vLLM 0.33, model_executor/layers/quantization/
-# turboquant/config.py): FP8 keys (1 byte a number), 4-bit values, and 4 bytes of scale and
-# zero (two FP16 numbers) per value vector.
-K8V4_SCALE_ZERO_BYTES = 4
-
-
-def k8v4_slot_bytes(head_size: int) -> int:
-    """Bytes one head's key and value take in turboquant_k8v4, per token: head + head/2 + 4."""
-    return head_size + -(-head_size * 4 // 8) + K8V4_SCALE_ZERO_BYTES
-
-
 @dataclass(frozen=True)
 class FormatStep:
     """A smaller cache format: the pool in tokens before and after, measured, by bit count,
@@ -184,9 +175,10 @@ class FormatStep:
         return self.bits_before / self.bits_after - 1
 
     def layout_gain(self, head_size: int) -> float:
-        """What k8v4's layout predicts against fp8 (2 bytes a head a token per number pair):
-        +30.6% at head size 128, +32.0% at 256, the scale and zero costing the rest."""
-        return 2 * head_size / k8v4_slot_bytes(head_size) - 1
+        """What k8v4's layout predicts against fp8 for a model that compresses every layer, as
+        the rig's hybrid model does: +30.6% at head size 128, +32.0% at 256, the scale and
+        zero costing the rest (a dense model keeps four layers in BF16: `k8v4_gain_over_fp8`)."""
+        return k8v4_gain_over_fp8(1, head_size, hybrid=True)
 
 
 def k8v4_step() -> FormatStep:

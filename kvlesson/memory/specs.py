@@ -1,5 +1,10 @@
 """GPUs and models as data.
 
+This module stays whole past ~300 lines: it is the course's catalogue, each card and model
+beside the data sheet or config it comes from, and the one place a new card or model goes
+(docs/architecture.md); the rules that read a config live in `hf_config`, vLLM's refusals
+in `config_refusals`, the precisions in `precision`.
+
 A GPU is its memory, its peak arithmetic speed and its memory bandwidth. Its
 memory is read two ways: the size on the data sheet, which the lesson's
 notebooks 1-4 take at its word ("80 GB" = 80e9 bytes), and the total that
@@ -70,6 +75,8 @@ class Model:
     not known, no limit is checked). `hybrid` marks a model some of whose
     layers keep a fixed state per request instead of a KV cache (linear
     attention, Mamba): `layers` then counts only the layers with a KV cache.
+    `mlp_size` is the MLP's inner size (`intermediate_size`), which tensor parallel
+    splits too (None: not known, not checked).
     """
 
     name: str
@@ -83,6 +90,7 @@ class Model:
     context: int | None = None
     context_key: str = "max_position_embeddings"
     hybrid: bool = False
+    mlp_size: int | None = None
 
     def __post_init__(self) -> None:
         of_type("name", self.name, str)
@@ -94,6 +102,8 @@ class Model:
             whole("heads", self.heads, 1)
         if self.context is not None:
             whole("context", self.context, 1)
+        if self.mlp_size is not None:
+            whole("mlp_size", self.mlp_size, 1)
         of_type("context_key", self.context_key, str)
         of_type("hybrid", self.hybrid, bool)
 
@@ -114,13 +124,14 @@ class Model:
 
     def tp_refusal(self, tp: int) -> str | None:
         """Why vLLM refuses to split this model over `tp` GPUs, in its words, or None
-        (`config_refusals.tp_refusal`: tp must divide the attention heads, and the KV heads
-        must split evenly or be copied evenly).
+        (`config_refusals.tp_refusal`: tp must divide the attention heads, the KV heads
+        must split evenly or be copied evenly, and tp must divide the MLP's size).
 
         >>> QWEN25_7B.tp_refusal(8)
         'ValueError: Total number of attention heads (28) must be divisible by tensor parallel size (8).'
         """
-        return config_refusals.tp_refusal(self.heads, self.kv_heads, whole("tp", tp, 1, MAX_TP))
+        tp = whole("tp", tp, 1, MAX_TP)
+        return config_refusals.tp_refusal(self.heads, self.kv_heads, tp, self.mlp_size)
 
     def max_len_refusal(self, longest: int) -> str | None:
         """Why vLLM refuses `max_model_len=longest` for this model, in its words, or None: a
@@ -209,10 +220,11 @@ A100_40GB = GPU("A100 40GB", 40 * 10**9, 312e12, 1.555e12, measured(39.38))
 # same total in pull/10511's log of Llama 3 8B).
 H100_80GB = GPU("H100 80GB", 80 * 10**9, 989e12, 3.35e12, measured(79.22))
 # NVIDIA Ampere GA102 architecture whitepaper, GeForce RTX 3090 column: 24 GB
-# GDDR6X (nvidia-smi shows 24,576 MiB, so 24 GiB), 71 TFLOPS dense BF16 tensor
-# with FP32 accumulate, 936 GB/s. Measured: vLLM's profiler on an RTX 3090,
+# GDDR6X, read as 24e9 bytes as every card's data sheet is read here (the A100's "80GB" is
+# 80e9; nvidia-smi shows 24,576 MiB, 24 GiB, the card's whole memory), 71 TFLOPS dense
+# BF16 tensor with FP32 accumulate, 936 GB/s. Measured: vLLM's profiler on an RTX 3090,
 # "total_gpu_memory=23.58GiB" (github.com/vllm-project/vllm/issues/10517; tests/data/vllm_logs).
-RTX_3090 = GPU("RTX 3090 24GB", 24 * GIB, 71e12, 936e9, measured(23.58))
+RTX_3090 = GPU("RTX 3090 24GB", 24 * 10**9, 71e12, 936e9, measured(23.58))
 
 # Llama 3.1 8B config.json: hidden 4096, 32 layers, 32 heads, 8 KV heads,
 # MLP 14336, vocabulary 128256, untied LM head, BF16, a context of 131,072 tokens

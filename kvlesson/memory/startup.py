@@ -33,7 +33,7 @@ from kvlesson.arguments import whole
 from kvlesson.memory.floor import BLOCK_TOKENS, MemoryParts, memory_parts, pool_tokens
 from kvlesson.memory.specs import GPU, Model, as_measured
 from kvlesson.memory.units import format_gib
-from kvlesson.memory.vllm_defaults import SHARE_DEFAULT
+from kvlesson.memory.vllm_defaults import SHARE_DEFAULT, hybrid_seqs_warning
 
 PROFILED_BYTES = 3e9  # activations, CUDA graphs and workspace: seed 003's assumed 3 GB
 VLLM_SHARE = SHARE_DEFAULT  # gpu_memory_utilization's default since v0.20 (0.92; 0.90 before)
@@ -120,6 +120,15 @@ class Startup:
     @property
     def all_needed_bytes(self) -> int:
         return self.tp * self.needed_bytes
+
+    @property
+    def warning(self) -> str | None:
+        """What may still stop a launch the check lets through, in a sentence (None: nothing
+        the course knows of): a hybrid model at the card's default max_num_seqs, whose
+        pool's blocks the per-token formula cannot count."""
+        if not self.parts.model.hybrid:
+            return None
+        return hybrid_seqs_warning(self.parts.gpu)
 
     def chats_at(self, length: int) -> int:
         """Requests of `length` tokens that fit at once, blocks handed out in whole blocks."""

@@ -88,3 +88,33 @@ def v1_defaults(gpu: GPU) -> V1Defaults:
     else:
         tier = "other"
     return V1Defaults(tier, *TIERS[tier])
+
+
+# A hybrid model (Mamba or linear-attention layers beside attention) keeps one block of the
+# pool per running request for its state while vLLM captures full CUDA graphs, its default
+# (cudagraph_mode FULL_AND_PIECEWISE, config/vllm.py:311); since vLLM pull request 38270 it
+# refuses to start when max_num_seqs passes the pool's blocks ("max_num_seqs (N) exceeds
+# available Mamba cache blocks (M)", config/compilation.py:1510-1532 in 0.33.0). Public logs:
+# 856 blocks for Qwen3.6-27B in FP8 on one H100 at 0.95, 524 for Nemotron 120B on two H100s.
+MAMBA_BLOCKS_SEEN = {"a 27B hybrid in FP8 on one H100 at 0.95": 856, "a 120B on two H100s": 524}
+
+
+def hybrid_seqs_warning(gpu: GPU, max_num_seqs: int | None = None) -> str:
+    """Why a hybrid model may not start on `gpu` at `max_num_seqs` (None: vLLM's default on
+    that card, 1,024 on an H100): one pool block a running request, which the per-token
+    formula cannot count for a hybrid pool, so the course warns instead of predicting.
+
+    >>> from kvlesson.memory.specs import H100_80GB
+    >>> hybrid_seqs_warning(H100_80GB)[:58]
+    'A hybrid model may not start at max_num_seqs 1,024 (vLLM 0'
+    """
+    seqs = v1_defaults(gpu).max_num_seqs if max_num_seqs is None else max_num_seqs
+    which = "vLLM 0.33's default on this card" if max_num_seqs is None else "as set"
+    seen = "; ".join(f"{blocks:,} for {what}" for what, blocks in MAMBA_BLOCKS_SEEN.items())
+    return (
+        f"A hybrid model may not start at max_num_seqs {seqs:,} ({which}): while vLLM "
+        f"captures full CUDA graphs, its default, each running request holds one block of the "
+        f"pool for its Mamba state, and vLLM refuses to start when max_num_seqs passes the "
+        f"pool's blocks, which a long max_model_len makes few ({seen}). The error names the "
+        f"blocks: start again with --max-num-seqs at most that."
+    )

@@ -1,4 +1,4 @@
-"""Reading a vLLM start-up log, and holding it against the floor plan, with a verdict.
+"""Reading a vLLM start-up log: its figures, its refusal, and what it shows besides.
 
 At start-up vLLM writes its floor plan to the log: what the weights took, the
 memory left for the KV cache, the tokens that memory holds, and how many
@@ -8,10 +8,10 @@ wording changed between versions; `log_wordings` holds every wording of 0.6 to
 
 `read_vllm_log` gives each figure as the log's last value (a log with restarts
 describes the last start), None where the log does not say it, the refusal the
-log shows, and the signs that its pool is not sized by the per-token formula
-(pages that are not 16 tokens, a hybrid model's state, a TPU). `check_log` holds
-it against a card, a share and a model, and ends in a verdict with its reason:
-never a bare "does not agree".
+log shows, the signs that its pool is not sized by the per-token formula (pages
+that are not 16 tokens, a hybrid model's state, a TPU), and the lines it could not
+read: about the cache, or an error no refusal it knows names. `log_check` holds it
+against a card, a share and a model, and ends in a verdict with its reason.
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, fields
 
-from kvlesson.arguments import of_type, whole
-from kvlesson.memory.floor import BLOCK_TOKENS, pool_tokens
+from kvlesson.arguments import whole
+from kvlesson.memory.floor import BLOCK_TOKENS
 from kvlesson.memory.log_wordings import (
     CACHE_WORDS,
+    ERROR_LINE,
     FIGURES,
     HYBRID_SIGNS,
     REFUSALS,
@@ -30,11 +31,10 @@ from kvlesson.memory.log_wordings import (
     WHOLE,
     Refusal,
 )
-from kvlesson.memory.specs import GIB, GPU, Model
 
 LOG_PLACES = 2  # vLLM prints GiB and the concurrency with two decimals
 HALF_STEP = 0.5 * 10**-LOG_PLACES  # the most a figure so printed is off by
-SIGNS = ("refusal", "hybrid", "tpu", "unknown")  # what a log shows besides its figures
+SIGNS = ("refusal", "hybrid", "tpu", "unknown", "errors")  # what a log shows besides figures
 
 
 @dataclass(frozen=True)
@@ -43,9 +43,12 @@ class VllmLog:
 
     `refused_len` is the max_model_len a start-up error refused; `share` and
     `total_gib` come from the budget's line; `page_tokens` is the page (block)
-    size the log states, when it states one. `refusal` is the way vLLM stopped,
-    `hybrid` and `tpu` whether the log shows a hybrid model or a TPU, and
-    `unknown` the lines about the cache in a wording this reader does not know.
+    size the log states, when it states one; `max_num_seqs` the cap on running
+    requests the launch gave (its arguments, or an error that names it) and
+    `mamba_blocks` the pool's blocks a hybrid model's refusal names. `refusal` is
+    the way vLLM stopped, `hybrid` and `tpu` whether the log shows a hybrid model
+    or a TPU, `unknown` the lines about the cache in a wording this reader does not
+    know, and `errors` the error lines no refusal it knows names.
     """
 
     weights_gib: float | None = None
@@ -57,6 +60,8 @@ class VllmLog:
     needed_gib: float | None = None
     available_gib: float | None = None
     estimated_max_len: int | None = None
+    max_num_seqs: int | None = None
+    mamba_blocks: int | None = None
     refused_len: int | None = None
     total_gib: float | None = None
     share: float | None = None
@@ -65,6 +70,7 @@ class VllmLog:
     hybrid: bool = False
     tpu: bool = False
     unknown: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
 
     @property
     def found(self) -> dict[str, float | int]:
@@ -84,7 +90,7 @@ class VllmLog:
         """Why vLLM did not start, in the course's words (None: the log shows no refusal)."""
         generic = self.refusal is not None and self.refusal.name == "engine failed to start"
         if self.refusal is not None and not generic:
-            return f"vLLM stopped at start-up ({self.refusal.name}): {self.refusal.meaning}"
+            return f"vLLM stopped at start-up ({self.refusal.name}): {self._meaning()}"
         if self.needed_gib is not None or self.refused_len is not None:
             return (
                 "vLLM stopped at start-up (one request does not fit): the pool cannot hold "
@@ -100,6 +106,16 @@ class VllmLog:
         if generic:
             return f"vLLM stopped at start-up ({self.refusal.name}): {self.refusal.meaning}"
         return None
+
+    def _meaning(self) -> str:
+        """The refusal's meaning, with the numbers its line gives where it names them."""
+        seqs, blocks = self.max_num_seqs, self.mamba_blocks
+        if self.refusal.name.startswith("max_num_seqs") and None not in (seqs, blocks):
+            return (
+                f"max_num_seqs is {seqs:,} and the pool has {blocks:,} blocks; "
+                f"{self.refusal.meaning.replace('the blocks the line names', f'{blocks:,}')}"
+            )
+        return self.refusal.meaning
 
     @property
     def tokens(self) -> int | None:
@@ -152,7 +168,15 @@ def read_vllm_log(text: str) -> VllmLog:
         hybrid=any(re.search(s, text, re.IGNORECASE) for s in HYBRID_SIGNS),
         tpu=any(re.search(s, text) for s in TPU_SIGNS),
         unknown=unknown,
+        errors=() if refusal is not None else _errors(text, unknown),
     )
+
+
+def _errors(text: str, unknown: tuple[str, ...]) -> tuple[str, ...]:
+    """The error lines of a log that shows no refusal this reader knows (each once, those
+    about the cache already among `unknown` left out): a wording it does not know."""
+    lines = (line.strip() for line in text.splitlines() if re.search(ERROR_LINE, line))
+    return tuple(dict.fromkeys(line for line in lines if line not in unknown))
 
 
 def _last(text: str, patterns: list[str]) -> float | None:
@@ -162,172 +186,3 @@ def _last(text: str, patterns: list[str]) -> float | None:
         if matches:
             return float(matches[-1].replace(",", ""))
     return None
-
-
-@dataclass(frozen=True)
-class LogCheck:
-    """A log held against a card, a share and (if given) a model, per GPU, and its verdict.
-
-    `budget_gib` is the share of the card's measured total (what `cudaMemGetInfo`
-    reports, `GPU.total_bytes`), as vLLM takes it. `non_cache_gib` is what the log
-    implies for everything but weights and cache (activations, CUDA graphs,
-    workspace, NCCL): budget - weights - cache, never below zero on a real log.
-    `bytes_per_token` is what the log implies: its cache memory over its
-    tokens. With a model, `predicted_tokens` is what the package makes of the
-    logged cache memory, and `tokens_agree` says whether the logged tokens fall
-    in the range the log's two-decimal rounding of the GiB allows.
-
-    `verdict` is one of VERDICTS and `reason` says why, in a sentence.
-    """
-
-    log: VllmLog
-    budget_gib: float
-    non_cache_gib: float | None
-    bytes_per_token: float | None
-    predicted_tokens: int | None
-    tokens_range: tuple[int, int] | None
-    tokens_agree: bool | None
-    concurrency_agree: bool | None
-    verdict: str = ""
-    reason: str = ""
-
-
-VERDICTS = ("predicted", "refused", "cannot predict", "read", "unread", "disagrees")
-
-
-def check_log(
-    log: VllmLog, gpu: GPU, share: int, model: Model | None = None, tp: int = 1
-) -> LogCheck:
-    """Hold `log` against `gpu` at a whole-percent `share` of its measured total, and against
-    `model` split over `tp` GPUs; end in a verdict and its reason."""
-    of_type("log", log, VllmLog)
-    of_type("gpu", gpu, GPU)
-    share = whole("share", share, 1, 100)
-    if model is not None:
-        of_type("model", model, Model)
-    budget = share / 100 * gpu.total_bytes / GIB
-    rest = None
-    if log.weights_gib is not None and log.kv_cache_gib is not None:
-        rest = budget - log.weights_gib - log.kv_cache_gib
-    per_token = None
-    if log.kv_cache_gib is not None and log.kv_tokens:
-        per_token = log.kv_cache_gib * GIB / log.kv_tokens
-    predicted = span = agree = None
-    if model is not None and log.kv_cache_gib is not None and log.kv_cache_gib > 0:
-        predicted = pool_tokens(log.kv_cache_gib * GIB, model, tp)
-        span = (
-            pool_tokens((log.kv_cache_gib - HALF_STEP) * GIB, model, tp),
-            pool_tokens((log.kv_cache_gib + HALF_STEP) * GIB, model, tp),
-        )
-        if log.tokens is not None:
-            agree = any(span[0] <= tokens <= span[1] for tokens in _as_logged(span, log))
-    concurrency = None
-    if None not in (log.tokens, log.concurrency_len, log.max_concurrency):
-        exact = log.tokens / log.concurrency_len
-        concurrency = abs(exact - log.max_concurrency) <= HALF_STEP + 1e-9
-    check = LogCheck(log, budget, rest, per_token, predicted, span, agree, concurrency)
-    verdict, reason = _verdict(check, model, tp)
-    return LogCheck(
-        log, budget, rest, per_token, predicted, span, agree, concurrency, verdict, reason
-    )
-
-
-def _as_logged(span: tuple[int, int], log: VllmLog) -> list[int]:
-    """The logged tokens, and, when the length is not whole blocks, what blocks x 16 would
-    be: since 0.20.1 vLLM logs int(concurrency x max_model_len), under blocks x 16."""
-    tokens = [log.tokens]
-    length = log.concurrency_len
-    if length and length % BLOCK_TOKENS and log.max_concurrency:
-        per_request = -(-length // BLOCK_TOKENS)
-        tokens.append(round(log.tokens / length * per_request) * BLOCK_TOKENS)
-    return tokens
-
-
-def cannot_predict(log: VllmLog, model: Model | None = None) -> list[str]:
-    """Why the per-token formula with pages of 16 tokens cannot size this log's pool."""
-    reasons = []
-    if log.page_tokens is not None and log.page_tokens != BLOCK_TOKENS:
-        reasons.append(
-            f"its pages are {log.page_tokens:,} tokens, not {BLOCK_TOKENS}, so the "
-            f"pool is cut into other blocks than the package's"
-        )
-    elif log.tpu:
-        reasons.append(
-            f"it is a TPU's log: the TPU backend sets its own page size (often 128 "
-            f"or 256 tokens), not the {BLOCK_TOKENS} of vLLM on a GPU"
-        )
-    if log.hybrid or (model is not None and model.hybrid):
-        reasons.append(
-            "its model is hybrid: layers of linear attention or Mamba keep a fixed "
-            "state per request in the same pool, which no per-token formula sizes "
-            "(vllm/v1/kv_cache_interface.py:1135-1141)"
-        )
-    return reasons
-
-
-def _verdict(check: LogCheck, model: Model | None, tp: int) -> tuple[str, str]:
-    log = check.log
-    if log.refused:
-        return "refused", log.why_refused() + "."
-    if not log.found:
-        if log.unknown:
-            lines = "1 line speaks" if len(log.unknown) == 1 else f"{len(log.unknown)} lines speak"
-            return "unread", (
-                f"no figure read: {lines} of the cache in a wording this reader "
-                f"does not know (another server's, or a fork's), e.g. "
-                f"{log.unknown[0][:80]!r}."
-            )
-        return "unread", "no figure read: nothing here is a vLLM start-up log's line."
-    reasons = cannot_predict(log, model)
-    if check.concurrency_agree is False:
-        reasons.append(_concurrency_disagrees(log))
-    if reasons:  # a log that fits no rule of the package, and why, or one that was edited
-        kind = "cannot predict" if cannot_predict(log, model) else "disagrees"
-        return kind, "; ".join(reasons) + "."
-    if model is None:
-        return "read", (
-            "read, with no model to predict from"
-            + (
-                ": its cache size and its concurrency agree with each other."
-                if check.concurrency_agree
-                else "."
-            )
-        )
-    if check.tokens_agree is None:
-        if check.predicted_tokens is not None:
-            return "read", (
-                f"read: {log.kv_cache_gib:.2f} GiB of cache would hold "
-                f"{check.predicted_tokens:,} tokens of {model.name}, and the log "
-                f"gives no tokens to hold that against."
-            )
-        return "read", "read: the log gives no cache memory to predict its pool from."
-    low, high = check.tokens_range
-    if check.tokens_agree:
-        return "predicted", (
-            f"predicted: {log.kv_cache_gib:.2f} GiB hold {low:,} to {high:,} "
-            f"tokens of {model.name}, and the log says {log.tokens:,}."
-        )
-    if tp > 1 and log.tokens < low:
-        return "cannot predict", (
-            f"with {tp} GPUs vLLM cuts every GPU to the smallest one's "
-            f"blocks and logs only the first GPU's memory, so the "
-            f"{log.tokens:,} tokens may be fewer than this GPU's "
-            f"{log.kv_cache_gib:.2f} GiB hold ({low:,} to {high:,})."
-        )
-    return "disagrees", (
-        f"{log.kv_cache_gib:.2f} GiB hold {low:,} to {high:,} tokens of "
-        f"{model.name} at {model.cache_bytes_per_token(tp):,} bytes a token "
-        f"per GPU, and the log says {log.tokens:,}: check the model, its "
-        f"cache precision and the number of GPUs."
-    )
-
-
-def _concurrency_disagrees(log: VllmLog) -> str:
-    exact = log.tokens / log.concurrency_len
-    return (
-        f"its cache size is not its concurrency times the length ({log.tokens:,} / "
-        f"{log.concurrency_len:,} = {exact:.2f}, the log says {log.max_concurrency:.2f}x): "
-        f"before vLLM 0.20.1 a model with several KV cache groups (hybrid or "
-        f"sliding-window) logged its size per group (0.20.0's "
-        f"vllm/v1/core/kv_cache_utils.py:1694), else the log was edited"
-    )

@@ -242,8 +242,8 @@ def test_every_self_check_refuses_the_functions_its_hidden_test_forbids():
 
 def test_the_feedback_without_a_known_mistake_says_what_to_reread_by_kind():
     """Never "check the units and the rounding" by default: a yes-or-no exercise says one is
-    not right, in the cell's own words when it has them (the capstone's settings search); a
-    count says what to re-read about counting; a cell's own words come first."""
+    not right, in the cell's own words when it has them (the capstone's settings search); any
+    other says plainly to re-read the question; a cell's own words come first."""
     from kvlesson.grading.marking import diagnosis
 
     yes_no = {"probes": [{"kind": "yes_no"}, {"kind": "yes_no"}]}
@@ -261,7 +261,7 @@ def test_the_feedback_without_a_known_mistake_says_what_to_reread_by_kind():
     }
     assert "a yes or no is not right" in said["yes_no"]
     assert said["judged"].endswith("change one setting at a time")
-    assert "what the exercise counts" in said["counts"]
+    assert said["counts"].endswith("re-read the question.")
     assert said["own"].endswith("Re-read the budget's rule.")
     assert not any("units and the rounding" in text for text in said.values())
 

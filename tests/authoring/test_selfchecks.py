@@ -70,7 +70,7 @@ _POOL = "    pool = share / 100 * kv.H100_80GB.total_bytes - model.weights_bytes
 _BLOCKS = "    blocks = max(0, int(pool // (16 * per_token)))\n"
 _CHOICES = {
     "assistant": "dict(share=90, longest=32_000, cap=4, budget=1_024, admission=None)",
-    "office": "dict(share=95, longest=16_000, cap=64, budget=1_024, admission=None)",
+    "office": "dict(share=95, longest=16_000, cap=64, budget=256, admission=None)",
     "app": "dict(share=90, longest=8_000, cap=64, budget=256, admission=None)",
 }
 _Q7 = (
@@ -121,6 +121,16 @@ HAND = {
             "def cache_bytes_per_token(m):\n    return f'{2 * m.layers * m.kv_heads} KB'",
             "should give a number",
         ),
+        (
+            "the bytes per number written in as 2",
+            "def cache_bytes_per_token(m):\n    return 2 * m.layers * m.kv_heads * m.head_size * 2",
+            None,
+        ),
+        (
+            "a head's size for the KV heads' size",
+            "def cache_bytes_per_token(m):\n    return 2 * m.layers * m.heads * m.bytes_per_number",
+            None,
+        ),
     ],
     "ex0_2_tests": [
         (
@@ -131,11 +141,17 @@ HAND = {
         (
             "the parameters alone",
             "def weights_gb(m):\n    return m.params / 1e9",
-            "Re-read the sentence above",
+            "a factor is missing: `m.bytes_per_number`",
         ),
         ("bits for bytes", "def weights_gb(m):\n    return m.params * 16 / 1e9", None),
         ("the package's answer", "def weights_gb(m):\n    return m.weights_bytes / 1e9", "calls"),
         ("a string", 'def weights_gb(m):\n    return "16.06 GB"', "should give a number"),
+        (
+            "rounded by formatting",
+            "def weights_gb(m):\n    return float(f'{m.params * m.bytes_per_number / 1e9:.2f}')",
+            "that is rounded, and the self-check compares three decimals",
+        ),
+        ("in GiB", "def weights_gb(m):\n    return m.params * m.bytes_per_number / 2**30", "GiB"),
     ],
     "practice_tests": [
         (
@@ -148,7 +164,8 @@ HAND = {
             "block_bytes = kv.BLOCK_TOKENS * model.bytes_per_token / 1024",
             "looks like it is in KiB; the question asks for bytes",
         ),
-        ("one token", "block_bytes = model.bytes_per_token", "Re-read what the exercise counts"),
+        ("one token", "block_bytes = model.bytes_per_token", "not one block's bytes"),
+        ("in MiB", "block_bytes = kv.BLOCK_TOKENS * model.bytes_per_token / 2**20", "MiB"),
         ("K only", "block_bytes = kv.BLOCK_TOKENS * model.bytes_per_token // 2", None),
     ],
     "q1_pool_tests": [
@@ -213,6 +230,11 @@ HAND = {
             "never negative",
             "def pool_bytes(share):\n    return max(0, share / 100 * "
             "gpu.memory_bytes - model.weights_bytes - kv.RESERVE_BYTES)",
+            "a negative pool is fine here",
+        ),
+        (
+            "the unused part",
+            "def pool_bytes(share):\n    return gpu.memory_bytes - share / 100 * gpu.memory_bytes",
             None,
         ),
         (
@@ -254,7 +276,13 @@ HAND = {
         (
             "tokens, not blocks",
             "def blocks_in(pool):\n    return max(0, int(pool // model.bytes_per_token))",
-            "looks like it is in tokens; the question asks for blocks",
+            "a factor is missing: `kv.BLOCK_TOKENS`",
+        ),
+        (
+            "a block rounded up",
+            "def blocks_in(pool):\n    return max(0, -(-int(pool) // (kv.BLOCK_TOKENS * "
+            "model.bytes_per_token)))",
+            None,
         ),
         (
             "another model's cache",
@@ -281,6 +309,11 @@ HAND = {
         ),
         ("blocks of 8", "def chat_blocks(tokens):\n    return -(-tokens // 8)", None),
         (
+            "a block added to the floor, by int",
+            "def chat_blocks(tokens):\n    return int(tokens / kv.BLOCK_TOKENS) + 1",
+            "fills them all",
+        ),
+        (
             "the package's answer",
             "def chat_blocks(tokens):\n    return kv.blocks_for(tokens)",
             "calls",
@@ -300,6 +333,13 @@ HAND = {
             "kv.lowest_share(longest, gpu, model)\n    except kv.ServerWontStart:\n"
             "        return None",
             "calls",
+        ),
+        (
+            "the ceiling's blocks rounded down",
+            "def lowest_share_for(longest):\n    need = longest // kv.BLOCK_TOKENS\n"
+            "    for share in range(1, 101):\n"
+            "        if kv.memory_parts(share, gpu, model).blocks >= need:\n            return share",
+            "partly filled block counts whole",
         ),
         (
             "the first block",
@@ -346,7 +386,7 @@ HAND = {
             "tokens",
             f"{_Q3_POOL}\npool_gb_q3 = pool_q3 / 1e9\nblocks_q3 = int(pool_q3 // "
             "model.bytes_per_token)\nstarts_q3 = False",
-            "looks like it is in tokens",
+            "a factor is missing: `kv.BLOCK_TOKENS`",
         ),
         (
             "the ceiling's blocks",
@@ -356,11 +396,31 @@ HAND = {
         ),
     ],
     "q3_starts_tests": [
-        ("the verdict flipped", f"{_Q3}starts_q3 = True", "is not right yet, though blocks_q3"),
-        ("any block at all", f"{_Q3}starts_q3 = blocks_q3 > 0", "though blocks_q3 is right"),
+        (
+            "the verdict flipped",
+            f"{_Q3}starts_q3 = True\nstarts_half_q3 = True",
+            "not every yes-or-no answer here is right yet, though blocks_q3 is right",
+        ),
+        (
+            "any block at all",
+            f"{_Q3}starts_q3 = blocks_q3 > 0\nstarts_half_q3 = blocks_q3 > 0",
+            "though blocks_q3 is right",
+        ),
+        (
+            "both the wrong way",
+            f"{_Q3}starts_q3 = True\nstarts_half_q3 = False",
+            "(the self-check does not say which or how many",
+        ),
+        (
+            "the ceiling's blocks rounded down",
+            f"{_Q3}starts_q3 = blocks_q3 >= Q3_LONGEST // 16\n"
+            "starts_half_q3 = blocks_q3 >= Q3_LONGEST // 2 // 16",
+            None,
+        ),
         (
             "the blocks not worked out",
-            f"{_Q3_POOL}\npool_gb_q3 = pool_q3 / 1e9\nblocks_q3 = 0\nstarts_q3 = False",
+            f"{_Q3_POOL}\npool_gb_q3 = pool_q3 / 1e9\nblocks_q3 = 0\nstarts_q3 = False\n"
+            "starts_half_q3 = False",
             "blocks_q3",
         ),
     ],
@@ -381,6 +441,13 @@ HAND = {
             "sweep['gain'][1:]):\n        if gain < 0.1:\n            return int(cap)\n"
             "    return None",
             "raised KeyError",
+        ),
+        (
+            "exactly 10% as under, as a ratio",
+            "def knee_of(sweep):\n    caps, rates = list(sweep['cap']), list(sweep['tokens_per_s'])\n"
+            "    for cap, rate, nxt in zip(caps, rates, rates[1:]):\n"
+            "        if (nxt - rate) / rate <= 0.1:\n            return int(cap)\n    return None",
+            "a step that adds exactly 10% pays",
         ),
         (
             "10 tokens/s, not 10%",
@@ -409,6 +476,12 @@ HAND = {
             "looks like it is in ms; the question asks for seconds",
         ),
         (
+            "one operation a weight",
+            "def prefill_floor_s(chats):\n    return sum(c.prompt for c in chats) * "
+            "model.params / gpu.peak_flops",
+            "a factor of 2 is missing",
+        ),
+        (
             "chats, not tokens",
             "def prefill_floor_s(chats):\n    return len(chats) * 2 * "
             "model.params / gpu.peak_flops",
@@ -432,7 +505,24 @@ HAND = {
             "the first row",
             "top = q4_sweep.iloc[0]\nrunning_top = float(top['avg_running'])\n"
             "pauses_top = int(top['pauses'])",
-            None,
+            "not the highest cap's row",
+        ),
+        (
+            "the cap for the chats running",
+            "top = q4_sweep.iloc[-1]\nrunning_top = float(top.cap)\npauses_top = int(top.pauses)",
+            "that is the cap",
+        ),
+        (
+            "the tokens rebuilt",
+            "running_top = float(q4_sweep['avg_running'].iloc[-1])\n"
+            "pauses_top = int(q4_sweep['rebuilt_tokens'].iloc[-1])",
+            "the tokens the pauses rebuilt",
+        ),
+        (
+            "rounded to a whole chat",
+            "running_top = round(float(q4_sweep.iloc[-1]['avg_running']))\n"
+            "pauses_top = int(q4_sweep.iloc[-1]['pauses'])",
+            "rounded to a whole number",
         ),
         (
             "the sweep's mean",
@@ -460,6 +550,20 @@ HAND = {
             "s.paused)\npaused_chat = next(s.paused[0] for s in tight if s.paused)\n"
             "steps_tight = len(wide)\nsteps_roomy = len(wide)",
             "Re-read the steps",
+        ),
+        (
+            "one step short each",
+            f"{_TRACE}first_pause_step = next(s.step for s in tight if s.paused)\n"
+            "paused_chat = next(s.paused[0] for s in tight if s.paused)\n"
+            "steps_tight = len(tight) - 1\nsteps_roomy = len(wide) - 1",
+            "the length of its trace",
+        ),
+        (
+            "the step's place in the list",
+            f"{_TRACE}first_pause_step = [i for i, s in enumerate(tight) if s.paused][0]\n"
+            "paused_chat = next(s.paused[0] for s in tight if s.paused)\n"
+            "steps_tight = len(tight)\nsteps_roomy = len(wide)",
+            "`.step` is the step's own number",
         ),
         (
             "the last pause",
@@ -523,6 +627,12 @@ HAND = {
             None,
         ),
         (
+            "the log's concurrency scaled and rounded",
+            "def concurrency_at_length(log_text, longest):\n    log = kv.read_vllm_log(log_text)\n"
+            "    return round(log.max_concurrency * log.concurrency_len / longest, 2)",
+            "the log prints its concurrency rounded to two decimals",
+        ),
+        (
             "the GiB line",
             "def concurrency_at_length(log_text, longest):\n"
             "    return kv.read_vllm_log(log_text).kv_cache_gib * 2**30 / longest",
@@ -536,7 +646,31 @@ HAND = {
             "    if model.heads % tp:\n        return False\n    per_token = 2 * model.layers * "
             "max(1, model.kv_heads // tp) * model.head_size * model.bytes_per_number\n"
             f"{_POOL}{_BLOCKS}    return blocks - 1 >= -(-longest // 16)",
-            "yes-or-no answers",
+            "yes-or-no answer",
+        ),
+        (
+            "tp ignored in the weights",
+            f"{_H100}    pool = share / 100 * kv.H100_80GB.total_bytes - model.weights_bytes - 3e9\n"
+            f"{_BLOCKS}    return blocks - 1 >= -(-longest // 16)",
+            "yes-or-no answer",
+        ),
+        (
+            "tp ignored in the cache",
+            "def starts_on_h100(model, tp, share, longest=131_072):\n"
+            "    if model.heads % tp or (model.kv_heads % tp and tp % model.kv_heads):\n"
+            "        return False\n"
+            "    per_token = 2 * model.layers * model.kv_heads * model.head_size * "
+            f"model.bytes_per_number\n{_POOL}{_BLOCKS}    return blocks - 1 >= -(-longest // 16)",
+            "yes-or-no answer",
+        ),
+        (
+            "copies only by twos",
+            "def starts_on_h100(model, tp, share, longest=131_072):\n"
+            "    if model.heads % tp or (model.kv_heads % tp and tp % 2):\n"
+            "        return False\n"
+            "    per_token = 2 * model.layers * max(1, model.kv_heads // tp) * model.head_size * "
+            f"model.bytes_per_number\n{_POOL}{_BLOCKS}    return blocks - 1 >= -(-longest // 16)",
+            "yes-or-no answer",
         ),
         (
             "the data sheet's 80 GB",
@@ -601,6 +735,18 @@ HAND = {
             None,
         ),
         (
+            "the share rounded up before padding",
+            "def slot_context(ctx_size, parallel):\n    if parallel > 256:\n        return None\n"
+            "    padded = -(-ctx_size // 256) * 256\n    return -(-(-(-padded // parallel)) // 256) * 256",
+            None,
+        ),
+        (
+            "257 slots let in",
+            "def slot_context(ctx_size, parallel):\n    if parallel > 257:\n        return None\n"
+            "    padded = -(-ctx_size // 256) * 256\n    return -(-(padded // parallel) // 256) * 256",
+            None,
+        ),
+        (
             "padded once, at the end",
             "def slot_context(ctx_size, parallel):\n"
             "    return -(-(ctx_size // parallel) // 256) * 256",
@@ -623,7 +769,7 @@ HAND = {
         (
             "a percent",
             "def share_per_server(servers, total=0.9):\n    return 100 * total / servers",
-            "looks like it is in percent; the question asks for share",
+            "looks like a percent; the question asks for a fraction of 1",
         ),
         (
             "two decimals",
@@ -734,7 +880,7 @@ HAND = {
         (
             "a verdict flipped",
             f"{_Q7}q7_freeze = True\nq7_pauses = True\nq7_memory = True",
-            "1 of the 3 yes-or-no answers here is not right yet",
+            "not every yes-or-no answer here is right yet",
         ),
         (
             "the worst gap in seconds",
@@ -751,7 +897,15 @@ HAND = {
         (
             "every fix helps",
             f"{_Q7}q7_freeze = True\nq7_pauses = True\nq7_memory = False",
-            "2 of the 3",
+            "(the self-check does not say which or how many",
+        ),
+        (
+            "a thousand one milliseconds a second",
+            _Q7.replace("kv.latency(", "1001 * kv.latency(").replace(
+                ".itl.worst * 1000", ".itl.worst"
+            )
+            + "q7_freeze = True\nq7_pauses = False\nq7_memory = True",
+            "one of the exercise's numbers one up or one down",
         ),
     ],
 }

@@ -62,8 +62,11 @@ KNOWN: dict[str, dict[str, str]] = {
         "lowest_share_for(20000) (hidden)": WHOLE_SHARE,
     },
     "03_cap_sweep": {
-        **{f"knee_of({name}) (self-check)": CAP_OF_THE_SWEEP for name in ("rising", "close")},
-        **{f"knee_of(hidden sweep {n}) (hidden)": CAP_OF_THE_SWEEP for n in range(7)},
+        **{
+            f"knee_of({name}) (self-check)": CAP_OF_THE_SWEEP
+            for name in ("rising", "close", "tenth")
+        },
+        **{f"knee_of(hidden sweep {n}) (hidden)": CAP_OF_THE_SWEEP for n in range(8)},
     },
     "04_preemption": {
         **{

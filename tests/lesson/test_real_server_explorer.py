@@ -16,7 +16,7 @@ from kvlesson.lesson.real_server_explorer import (
     preset_name,
     real_view,
 )
-from kvlesson.lesson.real_server_numbers import FULL_LENGTH, TWO_H100
+from kvlesson.lesson.real_server_launches import FULL_LENGTH, TWO_H100
 from kvlesson.memory.specs import LLAMA_31_8B_CONFIG, MODELS
 from kvlesson.memory.startup import VLLM_SHARE, startup
 from support.paths import ROOT

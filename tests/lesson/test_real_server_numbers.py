@@ -15,7 +15,8 @@ import pytest
 
 import kvlesson as kv
 from kvlesson.lesson.printout import TITLES
-from kvlesson.lesson.real_server_numbers import real_server_numbers, walk
+from kvlesson.lesson.real_server_launches import walk
+from kvlesson.lesson.real_server_numbers import real_server_numbers
 from kvlesson.memory import rig_measurements
 from kvlesson.memory.other_servers import (
     cache_budgets,
@@ -23,6 +24,7 @@ from kvlesson.memory.other_servers import (
     llama_cpp_slot_context,
     share_each,
 )
+from kvlesson.memory.precision import k8v4_slot_bytes
 from kvlesson.memory.startup import AUTO, startup
 from kvlesson.memory.vllm_defaults import v1_defaults
 from support.command import kvlesson
@@ -300,10 +302,7 @@ def test_field_notes_follow_from_the_logged_figures():
     fmt = rig_measurements.k8v4_step()
     assert fmt.gain < fmt.bits_gain == pytest.approx(1 / 3)
     # k8v4's slot: 8-bit keys, 4-bit values, 4 bytes of scale and zero (turboquant config.py)
-    assert (
-        rig_measurements.k8v4_slot_bytes(128) == 196
-        and rig_measurements.k8v4_slot_bytes(256) == 388
-    )
+    assert k8v4_slot_bytes(128) == 196 and k8v4_slot_bytes(256) == 388
     assert fmt.layout_gain(128) < fmt.gain < fmt.layout_gain(256)
 
 

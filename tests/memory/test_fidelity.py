@@ -22,7 +22,7 @@ from kvlesson.memory.floor import BLOCK_TOKENS
 from kvlesson.memory.hf_config import derived_context
 from kvlesson.memory.log_wordings import REFUSALS
 from kvlesson.memory.other_servers import cache_budgets, llama_cpp_context, share_each, tgi_kv_bytes
-from kvlesson.memory.precision import precisions
+from kvlesson.memory.precision import k8v4_gain_over_fp8, k8v4_slot_bytes, precisions
 from kvlesson.memory.specs import GIB
 from kvlesson.memory.startup import AUTO, startup
 from kvlesson.serving.latency import Spread
@@ -195,6 +195,18 @@ def check_v13():
     assert kv.QWEN25_7B.tp_refusal(4) is None  # 28 heads over 4, one KV head each
     with pytest.raises(ValueError, match="Total number of attention heads"):
         startup(kv.H100_80GB, kv.QWEN25_7B, tp=8)
+    # the MLP is split too: 28 GPUs take Qwen2.5 7B's heads (one KV head copied to 7 each),
+    # not its MLP of 18,944 (the audit's Qwen2.5-14B at tp=40 likewise: 13,824 rows)
+    assert kv.QWEN25_7B.mlp_size == 18_944 and "18,944" in row_text("V13")
+    assert kv.QWEN25_7B.tp_refusal(28) == (
+        "AssertionError: 18944 is not divisible by 28 (the MLP's 18,944 rows cannot be split "
+        "evenly over tp=28 GPUs)"
+    )
+    qwen_14b = dataclasses.replace(kv.QWEN25_7B, heads=40, kv_heads=8, mlp_size=13_824)
+    assert "13824 is not divisible by 40" in qwen_14b.tp_refusal(40)
+    for m in (kv.LLAMA_31_8B, kv.LLAMA_33_70B):  # the course's other models: every split of
+        assert all(m.tp_refusal(tp) is None for tp in (1, 2, 4, 8))  # their heads also splits
+    assert "MLP" in row_text("V13") and "linear.py:497-502" in row_text("V13")
 
 
 def check_v15():
@@ -213,9 +225,15 @@ def check_v16():
 
 def check_v17():
     step = rig_measurements.k8v4_step()
-    assert rig_measurements.k8v4_slot_bytes(128) == 196
+    assert k8v4_slot_bytes(128) == 196
     for head, text in ((128, "+30.6%"), (256, "+32.0%")):
         assert f"+{step.layout_gain(head) * 100:.1f}%" == text and text in row_text("V17")
+    # a dense model keeps its first and last two attention layers in BF16 (0.33's boundary
+    # layers): Llama 3.1 8B's 32 layers, 28 compressed, gain 8.7%, not the layout's 30.6%
+    dense = k8v4_gain_over_fp8(kv.LLAMA_31_8B.layers, kv.LLAMA_31_8B.head_size)
+    assert dense == 32 * 256 / (28 * 196 + 4 * 512) - 1
+    assert f"+{dense * 100:.1f}%" == "+8.7%" and "+8.7%" in row_text("V17")
+    assert k8v4_gain_over_fp8(16, 128, hybrid=True) == step.layout_gain(128)
 
 
 def check_v18():
@@ -324,8 +342,30 @@ def check_v26():
         "memory profiling",
         "auto-fit found no room",
         "out of memory",
+        "max_num_seqs past the Mamba cache blocks",
+        "token budget below max_num_seqs",
+        "token budget below max_model_len",
+        "share out of range",
+        "engine failed to start",
     ):
         assert name in names and name in row_text("V26")
+    assert "EngineCore hit an exception" in row_text("V26") and "does not know" in row_text("V26")
+
+
+def check_v28():
+    log = kv.read_vllm_log(
+        "ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (856)."
+    )
+    assert (log.max_num_seqs, log.mamba_blocks) == (1024, 856) and log.refused
+    assert "at most 856" in kv.check_log(log, kv.H100_80GB, 95).reason
+    hybrid = dataclasses.replace(kv.QWEN25_7B, hybrid=True)
+    for card, seqs in ((kv.H100_80GB, "1,024"), (kv.A100_80GB, "256")):
+        warned = startup(card, hybrid, longest=32_768).warning
+        assert f"at max_num_seqs {seqs} (vLLM 0.33's default on this card)" in warned
+    assert startup(kv.H100_80GB, kv.QWEN25_7B, longest=32_768).warning is None
+    for blocks in ("856", "524", "969"):
+        assert blocks in row_text("V28")
+    assert "config/compilation.py:1510-1532" in row_text("V28")
 
 
 def check_v27():
@@ -408,6 +448,10 @@ def check_o3():
         for c, p in ((98_304, 3), (262_144, 10), (100, 3), (98_765, 8))
     ] == [32_768, 26_368, 256, 12_544]
     assert llama_cpp_context(262_144, 10).n_ctx == 263_680
+    assert llama_cpp_context(65_536, 256).per_slot == 256
+    with pytest.raises(ValueError, match=r"n_seq_max must be <= 256"):
+        llama_cpp_context(65_536, 257)
+    assert "LLAMA_MAX_SEQ" in row_text("O3") and "n_seq_max must be <= 256" in row_text("O3")
 
 
 def check_o4():

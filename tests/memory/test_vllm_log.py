@@ -13,7 +13,7 @@ import pytest
 
 import kvlesson as kv
 from kvlesson.memory import rig_measurements
-from kvlesson.memory.vllm_log import VERDICTS, check_log
+from kvlesson.memory.log_check import VERDICTS, check_log
 
 # V0, late 2024: weights in "GB" (really GiB), the profiler's budget line, GPU blocks.
 V0_LOG = """\
@@ -442,6 +442,51 @@ REFUSAL_LINES = [
         "ERROR [core.py:1584] EngineCore failed to start.",
         "engine failed to start",
     ),
+    (
+        "0.33.0, multiproc_executor.py:891",
+        "Exception: WorkerProc initialization failed due to an exception in a background "
+        "process. See stack trace for root cause.",
+        "engine failed to start",
+    ),
+    (
+        "0.8.4, core.py:387 (V1 before 0.8.5)",
+        "ERROR [core.py:387] EngineCore hit an exception: Traceback (most recent call last):\n"
+        'ERROR [core.py:387]   File "vllm/v1/engine/core.py", line 378, in run_engine_core\n'
+        "ERROR [core.py:387]     engine_core = EngineCoreProc(*args, **kwargs)\n",
+        "engine failed to start",
+    ),
+    (
+        "0.33.0, compilation.py:1525",
+        "ValueError: max_num_seqs (1024) exceeds available Mamba cache blocks (856). Each "
+        "decode sequence requires one Mamba cache block, so CUDA graph capture cannot "
+        "proceed. Please lower max_num_seqs to at most 856 or increase gpu_memory_utilization.",
+        "max_num_seqs past the Mamba cache blocks",
+    ),
+    (
+        "0.33.0, scheduler.py:332",
+        "ValueError: max_num_batched_tokens (256) must be greater than or equal to "
+        "max_num_seqs (1024).",
+        "token budget below max_num_seqs",
+    ),
+    (
+        "0.33.0, scheduler.py:322",
+        "ValueError: max_num_batched_tokens (8192) is smaller than max_model_len (131072). "
+        "This effectively limits the maximum sequence length to max_num_batched_tokens and "
+        "makes vLLM reject longer sequences.",
+        "token budget below max_model_len",
+    ),
+    (
+        "0.33.0, cache.py:215 (pydantic)",
+        "pydantic_core._pydantic_core.ValidationError: 1 validation error for CacheConfig\n"
+        "gpu_memory_utilization\n  Input should be less than or equal to 1 [type=less_than_equal, "
+        "input_value=90.0, input_type=float]",
+        "share out of range",
+    ),
+    (
+        "0.33.0, linear.py:1063 (divide)",
+        "AssertionError: 8 is not divisible by 6",
+        "tensor parallel",
+    ),
 ]
 
 
@@ -535,3 +580,57 @@ def test_every_verdict_has_a_reason():
         for model in (None, kv.LLAMA_31_8B):
             check = check_log(kv.read_vllm_log(text), kv.H100_80GB, 90, model)
             assert check.verdict in VERDICTS and len(check.reason) > 20
+
+
+def test_a_hybrid_models_refusal_gives_its_numbers_and_what_to_do():
+    """vLLM 0.33 refuses a hybrid model whose pool has fewer blocks than max_num_seqs while
+    full CUDA graphs are captured (its default): the reader names it with both numbers,
+    also inside the executor's "Worker failed with error '...'"."""
+    line = next(line for where, line, _ in REFUSAL_LINES if "compilation.py" in where)
+    wrapped = f"RuntimeError: Worker failed with error '{line[12:]}', please check the stack"
+    for text in (line, wrapped):
+        log = kv.read_vllm_log(text)
+        assert (log.max_num_seqs, log.mamba_blocks) == (1024, 856)
+        assert log.found == {"max_num_seqs": 1024, "mamba_blocks": 856}
+        reason = check_log(log, kv.H100_80GB, 95).reason
+        assert "max_num_seqs is 1,024 and the pool has 856 blocks" in reason
+        assert "lower max_num_seqs to at most 856" in reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ValueError: Some check vLLM 0.34 added (1024 > 856).",
+        "ERROR [core.py:1584] RuntimeError: CUDA error: an illegal memory access was encountered",
+        "RuntimeError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, "
+        "unhandled cuda error",
+        V1_LOG + "KeyError: 'model.layers.0.mlp.experts.w13_weight'",
+    ],
+    ids=["new check", "illegal access", "nccl", "after the figures"],
+)
+def test_an_error_in_an_unknown_wording_is_said_to_be_unknown_never_not_a_log(text):
+    """Issue 38: a start-up refusal this reader does not know is never "nothing here is a
+    vLLM start-up log": the verdict says it does not know the wording, and quotes the line."""
+    check = check_log(kv.read_vllm_log(text), kv.H100_80GB, 90, kv.LLAMA_31_8B)
+    assert check.verdict == "unread"
+    assert "does not know" in check.reason and "nothing here" not in check.reason
+    assert text.strip().splitlines()[-1][:40] in check.reason
+
+
+def test_an_engine_failing_in_its_running_loop_is_not_a_start_up_refusal():
+    """0.8.4's "EngineCore hit an exception" is a start-up refusal only when the traceback
+    runs through EngineCoreProc(...): in the running loop, the server had started."""
+    running = (
+        "ERROR [core.py:291] EngineCore hit an exception: Traceback (most recent call last):\n"
+        'ERROR [core.py:291]   File "vllm/v1/engine/core.py", line 284, in run_engine_core\n'
+        "ERROR [core.py:291]     engine_core.run_busy_loop()\n"
+        "ERROR [core.py:291] IndexError: index 4 is out of bounds for dimension 1\n"
+    )
+    log = kv.read_vllm_log(running)
+    assert not log.refused and log.errors
+    assert check_log(log, kv.H100_80GB, 90).verdict == "unread"
+
+
+def test_the_launchs_cap_is_read_from_its_arguments():
+    log = kv.read_vllm_log("non-default args: {'model': 'x', 'max_num_seqs': 2, 'tp': 2}")
+    assert log.max_num_seqs == 2

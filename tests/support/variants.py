@@ -67,11 +67,21 @@ def exercises_of(name: str) -> list[str]:
 # Runs in the notebook's kernel: each variant, then the self-check, the hidden test and the
 # right answer again, each as a cell of its own (IPython's run_cell), in one round trip.
 DRIVER = """
-def _kvlesson_variants(codes, check, hidden, restore, answers, plan):
-    import json
+def _kvlesson_variants(codes, check, hidden, restore, answers, plan, checked):
+    import json, math
     from IPython.utils.capture import capture_output
     from kvlesson.authoring.probe_inputs import wrong_somewhere
     shell = get_ipython()
+    def same(a, b):  # one value, to float noise (and of one kind): an answer's value
+        import numbers
+        if isinstance(a, (bool, type(None), str)) or isinstance(b, (bool, type(None), str)):
+            return type(a) is type(b) and a == b
+        if isinstance(a, numbers.Real) and isinstance(b, numbers.Real):
+            kind = isinstance(a, numbers.Integral) == isinstance(b, numbers.Integral)
+            return kind and math.isclose(float(a), float(b), rel_tol=1e-12, abs_tol=1e-12)
+        return False
+    shell.run_cell(restore, store_history=False)
+    right = {name: shell.user_ns.get(name) for name in checked}
     def run(code):
         with capture_output() as captured:
             result = shell.run_cell(code, store_history=True)
@@ -86,7 +96,8 @@ def _kvlesson_variants(codes, check, hidden, restore, answers, plan):
             run(code)
             row = run(check) + run(hidden)
             try:  # after the checks, which run the answer's functions as the grade does
-                row.append(bool(plan) and wrong_somewhere(plan, shell.user_ns))
+                differs = any(not same(shell.user_ns.get(n), v) for n, v in right.items())
+                row.append(differs or (bool(plan) and wrong_somewhere(plan, shell.user_ns)))
             except Exception:
                 row.append(True)
             rows.append(row)
@@ -115,19 +126,37 @@ class Kernel:
         assert not failure(outputs), f"{failure(outputs)} in:\n{code}"
 
     async def variants(
-        self, codes: list[str], check: str, hidden: str, restore: str, answers: list[str], plan: str
+        self,
+        codes: list[str],
+        check: str,
+        hidden: str,
+        restore: str,
+        answers: list[str],
+        plan: str,
+        checked: list[str],
     ) -> list[list]:
         """[check stdout, check error, hidden stdout, hidden error, wrong somewhere] for each
         code; the names in `answers` are removed before each code runs; "wrong somewhere":
-        the code's function differs from the instructor's on an input planned in `plan`
-        (`kvlesson.authoring.probe_inputs`, around the cell's probes, in the exercise's
-        domain), or False without one."""
+        a variable the cell checks (`checked`) holds another value than the instructor's, to
+        float noise (Question 7's `* 1001`), or the code's function differs from the
+        instructor's on an input planned in `plan` (`kvlesson.authoring.probe_inputs`, around
+        the cell's probes, in the exercise's domain)."""
         outputs = await self.run(
             f"_kvlesson_variants({codes!r}, {check!r}, {hidden!r}, "
-            f"{restore!r}, {answers!r}, {plan!r})"
+            f"{restore!r}, {answers!r}, {plan!r}, {checked!r})"
         )
         assert not failure(outputs), failure(outputs)
         return json.loads("".join(o.get("text", "") for o in outputs if o.output_type == "stream"))
+
+
+def checked_names(test_source: str) -> list[str]:
+    """The variables a test cell's self-check checks (its probes' labels that are names)."""
+    labels = [
+        probe.args[0].value
+        for call in stamp_places.stamp_calls(test_source)
+        for probe in call.args[0].elts
+    ]
+    return [label for label in dict.fromkeys(labels) if label.isidentifier()]
 
 
 def bound_names(code: str) -> list[str]:
@@ -243,6 +272,7 @@ async def run_variants(
                 parameters + "\n" + right,
                 bound_names(right),
                 plan,
+                checked_names(cell.source),
             )
             exercise = Exercise()
             for (variant, code, expect, origin), (

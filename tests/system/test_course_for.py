@@ -39,7 +39,7 @@ from nbgrader.validator import Validator
 
 import kvlesson as kv
 from kvlesson.authoring import command
-from kvlesson.lesson import real_server_numbers, sentences, sweep_sentences, tables
+from kvlesson.lesson import real_server_launches, sentences, sweep_sentences, tables
 from kvlesson.memory.startup import PROFILED_BYTES, startup
 from support.paths import ROOT
 from support.patience import HANG
@@ -201,7 +201,7 @@ def expected_outputs(name: str, parameters: dict) -> dict[str, str]:
         want["setting"] = sentences.setting(
             gpu, model, share, longest, cap, PROFILED_BYTES, measured=True
         )
-        want["start-up walk"] = real_server_numbers.walk(startup(gpu, model, share, longest))
+        want["start-up walk"] = real_server_launches.walk(startup(gpu, model, share, longest))
     return {label: str(text) for label, text in want.items()}
 
 

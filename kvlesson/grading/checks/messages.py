@@ -7,18 +7,18 @@ one is wrong, in this order:
 2. an answer that is right in another unit (GB for bytes, ms for seconds, blocks for
    tokens, a percent for a fraction) is told which unit it looks like and which one the
    question asks for;
-3. else the words depend on the kind of answer (a count, a count or None, a number, an
-   answer about a list) and say what to re-read; a cell's `hints={"else": ...}` says it
-   in its own words.
+3. else it says plainly that the answer is not right yet and to re-read the question, or
+   what the cell's `hints={"else": ...}` says to re-read, in its own words: a generic
+   guess at the mistake would mislead (a "sum" for an answer read off a table).
 
 A yes or no is never told on its own whether it is right: flipping it would find the answer.
-A cell checks its yes-or-no probes together, after the numbers that decide them, and says how
-many are not right yet, not which (`hints={"yes_no": ...}` says what decides them).
+A cell checks its yes-or-no probes together, after the numbers that decide them, and never
+says which is wrong; it says how many only where the count cannot point at them (a function's
+answers, some but not all wrong), and `hints={"yes_no": ...}` says what decides them.
 """
 
 from __future__ import annotations
 
-import ast
 import base64
 import hashlib
 from typing import Callable
@@ -35,6 +35,9 @@ UNITS = (
     {"tokens": 1, "blocks": 16},
     {"share": 1, "percent": 0.01},
 )
+# Units a message names in words of their own: a share is a fraction of 1, as vLLM's
+# gpu_memory_utilization takes it; the course's shares are whole percents.
+UNIT_WORDS = {"share": "a fraction of 1", "percent": "a percent"}
 
 
 def _family(unit: str) -> dict[str, float] | None:
@@ -73,24 +76,6 @@ def unit_seen(probe: Probe, value: object, right: Callable[[Probe, object], bool
     return None
 
 
-def _about_a_list(label: str, names: dict) -> bool:
-    """Whether the probe calls a function on a list (or a table) the notebook holds."""
-    try:
-        call = ast.parse(label, mode="eval").body
-    except SyntaxError:
-        return False
-    args = call.args if isinstance(call, ast.Call) else []
-    return any(
-        isinstance(a, (ast.List, ast.Tuple))
-        or (
-            isinstance(a, ast.Name)
-            and hasattr(names.get(a.id), "__len__")
-            and not isinstance(names.get(a.id), (str, bytes, dict))
-        )
-        for a in args
-    )
-
-
 def setting_problem(made_for: dict, now: dict, parameters: tuple[str, ...]) -> str | None:
     """Why a self-check cannot judge an answer: the notebook's parameters are not the ones
     its stamp holds the answers for (None when they are), and the command that builds the
@@ -119,15 +104,17 @@ def setting_problem(made_for: dict, now: dict, parameters: tuple[str, ...]) -> s
     )
 
 
-REREAD = {  # what to re-read, by the kind of answer, when no known mistake explains it
-    "count": "Re-read what the exercise counts: from which values, and where the count starts "
-    "and stops.",
-    "count_or_none": "Re-read what the exercise counts, and when it asks for None instead.",
-    "number": "Re-read the exercise's sum: each value that goes into it, and where each comes "
-    "from.",
-    "list": "Re-read how the exercise goes through the list: which entries count, in which "
-    "order, and which one it asks for.",
-}
+PLAIN = "Re-read the question."  # what a wrong answer no known mistake explains is told
+
+
+def _looks(unit: str) -> str:
+    """How a message names the unit an answer looks like it is in."""
+    return UNIT_WORDS.get(unit, f"it is in {unit}")
+
+
+def _asks(unit: str) -> str:
+    """How a message names the unit a question asks for."""
+    return UNIT_WORDS.get(unit, unit)
 
 
 def wrong_message(
@@ -135,7 +122,6 @@ def wrong_message(
     value: object,
     hint: str | None,
     hints: dict[str, str],
-    names: dict,
     seen: str | None,
     float_for_count: bool = False,
 ) -> str:
@@ -148,19 +134,18 @@ def wrong_message(
     if hint:
         return f"Not yet: {probe.label} is not right: {hint}{tail}"
     if seen:
+        asked = asked_unit(probe)
         shown = (
             f" (the self-check shows it in {probe.unit} only to compare)"
-            if asked_unit(probe) != probe.unit
+            if asked != probe.unit
             else ""
         )
         return (
-            f"Not yet: {probe.label} looks like it is in {seen}; the question asks for "
-            f"{asked_unit(probe)}{shown}.{tail}"
+            f"Not yet: {probe.label} looks like {_looks(seen)}; the question asks for "
+            f"{_asks(asked)}{shown}.{tail}"
         )
-    kind = "list" if probe.kind != "yes_no" and _about_a_list(probe.label, names) else probe.kind
-    what = f"the right count of {probe.unit}" if probe.kind == "count" and probe.unit else "right"
     return (
-        f"Not yet: {probe.label} is not {what}. {hints.get(ELSE) or REREAD[kind]} Then run "
+        f"Not yet: {probe.label} is not right yet. {hints.get(ELSE) or PLAIN} Then run "
         f"your answer cell and this one again.{tail}"
     )
 
@@ -175,26 +160,30 @@ def right_but_float(probe: Probe, value: float) -> str:
 
 
 def yes_no_message(wrong: list[Probe], every: list[Probe], hints: dict[str, str]) -> str:
-    """What a cell's self-check says of its yes-or-no answers when some are wrong: how many,
-    never which, after the numbers beside them (which decide them) are right."""
+    """What a cell's self-check says of its yes-or-no answers when some are wrong, after the
+    numbers beside them (which decide them) are right: never which, and how many only when
+    the count cannot point at them: not for answers the student writes as variables (each
+    flips with one edit), not when it would be all of them (1 of 1, n of n)."""
     asked = [p for p in every if p.kind == "yes_no"]
     deciding = [p.label for p in every if p.kind != "yes_no"]
     decides = hints.get(YES_NO) or "Go back to what decides each in the text above."
-    if len(asked) == 1 and not deciding:
+    if len(asked) == 1 and not deciding:  # a package judge's verdict: the cell's own words
         return f"Not yet: {decides}"
+    counted = len(wrong) < len(asked) and not all(p.label.isidentifier() for p in asked)
     count = (
         f"{len(wrong)} of the {len(asked)} yes-or-no answers here "
         f"{'is' if len(wrong) == 1 else 'are'} not right yet"
-        if len(asked) > 1
-        else f"{asked[0].label} is not right yet"
+        if counted
+        else "not every yes-or-no answer here is right yet"
     )
     beside = (
         f", though {', '.join(deciding)} {'is' if len(deciding) == 1 else 'are'} right"
         if deciding
         else ""
     )
+    which = "which" if counted else "which or how many"
     return (
-        f"Not yet: {count}{beside} (the self-check does not say which: flipping one would "
+        f"Not yet: {count}{beside} (the self-check does not say {which}: flipping one would "
         f"find it without working it out). {decides}"
     )
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import math
 import numbers
+import re
 import textwrap
 import traceback
 from dataclasses import dataclass
@@ -104,6 +105,27 @@ def yes_no(label: str, get: Callable[[], object]) -> Probe:
     return Probe(label, get, "yes_no")
 
 
+def evaluate(probe: Probe) -> object:
+    """The probe's value; a student's error becomes a NotYet that names the probe."""
+    try:
+        return probe.get()
+    except NameError as error:
+        raise NotYet(
+            f"Not yet: {probe.label} cannot be evaluated ({error}): run your answer "
+            f"cell above first."
+        ) from error
+    except NotImplementedError as error:
+        raise NotYet(
+            f"Not yet: {probe.label} is not written yet: replace "
+            f"`raise NotImplementedError()` in the answer cell with your code."
+        ) from error
+    except Exception as error:
+        raise NotYet(
+            f"Not yet: {probe.label} raised {type(error).__name__}: {error} "
+            f"(the lines below show where, in your code)."
+        ) from error
+
+
 def _kind_of(value: object) -> str:
     text = repr(value)
     return f"{type(value).__name__} {text if len(text) < 60 else text[:57] + '...'}"
@@ -129,27 +151,34 @@ def normal(probe: Probe, value: object) -> str:
             )
         return f"bool:{bool(value)}"
     is_bool = type(value).__name__ in ("bool", "bool_")
+    of = f" of {unit}" if unit else ""
     if is_bool or not isinstance(value, numbers.Real):
         if probe.is_call:
-            raise WrongKind(
-                f"Not yet: {name} should give a number of {unit}, not the {_kind_of(value)}."
-            )
-        example = "12" if probe.kind != "number" else "12.3"
+            raise WrongKind(f"Not yet: {name} should give a number{of}, not the {_kind_of(value)}.")
+        whole = "" if probe.kind == "number" else "whole "
+        written = _number_in(value)
+        alone = f": {name} = {written}" if written is not None else ""
         raise WrongKind(
-            f"Not yet: {name} should be a {'' if probe.kind == 'number' else 'whole '}"
-            f"number of {unit}, such as {example}, not the {_kind_of(value)}. "
-            f"Write the number alone, without quotes or units: {name} = {example}"
+            f"Not yet: {name} should be a {whole}number{of}, not the {_kind_of(value)}. "
+            f"Write the number alone, without quotes or units{alone}"
         )
     if probe.kind == "number":
         if not math.isfinite(value):
-            raise NotYet(f"Not yet: {name} should be a finite number of {unit}, got {value!r}.")
+            raise NotYet(f"Not yet: {name} should be a finite number{of}, got {value!r}.")
         return f"num:{round(float(value) / probe.scale, probe.places) + 0.0:.{probe.places}f}"
     if not isinstance(value, numbers.Integral):
         raise WrongKind(
-            f"Not yet: {name} should be a whole number of {unit}, an int such as 12, "
-            f"not the {_kind_of(value)}. Use whole-number arithmetic (//) or int(...)."
+            f"Not yet: {name} should be a whole number{of}, an int, not the "
+            f"{_kind_of(value)}. Use whole-number arithmetic (//) or int(...)."
         )
     return f"int:{int(value)}"
+
+
+def _number_in(value: object) -> str | None:
+    """The number a text answer holds ("53.9 GB" holds 53.9), as written there: what the
+    student meant, so a message may show it back; None when it holds none or several."""
+    found = re.findall(r"-?\d[\d,_]*(?:\.\d+)?", value) if isinstance(value, str) else []
+    return found[0].replace(",", "").replace("_", "") if len(found) == 1 else None
 
 
 def whole_float(probe: Probe, value: object) -> int | None:

@@ -18,21 +18,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import sys
-from pathlib import Path
 
 from kvlesson.grading.checks import forbidden as forbidding, messages
 from kvlesson.grading.checks.probes import (
     NotYet,
     Probe,
     WrongKind,
-    answer_text,
     assigns,
     count,
     count_or_none,
     encode,
     error_of,
+    evaluate,
     float_for_count,
     mentioned,
     normal,
@@ -41,6 +39,15 @@ from kvlesson.grading.checks.probes import (
     yes_no,
 )
 from kvlesson.grading.checks.records import record_line
+from kvlesson.grading.checks.stamp_mode import (  # noqa: F401 (the build calls them here)
+    PARAMETERS,
+    STAMP_FILE,
+    setting_of,
+    stamp_entry,
+    stamping,
+    start_cell,
+    wrong_values,
+)
 
 __all__ = [
     "NotYet",
@@ -55,118 +62,12 @@ __all__ = [
     "yes_no",
 ]
 
-PARAMETERS = ("GPU", "MODEL", "SHARE", "LONGEST", "CAP")  # each notebook's parameters cell
 YES_NO = messages.YES_NO  # `verify(hints=...)`'s key for what decides a yes or no
-STAMP_FILE = "KVLESSON_STAMP_FILE"  # set by the build: stamp mode, entries appended here
 
 
 def digest(salt: str, text: str) -> str:
     """The salted hash that stands in for an answer in a notebook."""
     return hashlib.sha256(f"{salt}\n{text}".encode()).hexdigest()[:24]
-
-
-def setting_of(names: dict) -> dict:
-    """The notebook's parameters (GPU, MODEL, SHARE, LONGEST, CAP) from its globals."""
-    return {name: names.get(name) for name in PARAMETERS}
-
-
-def _evaluate(probe: Probe) -> object:
-    """The probe's value; a student's error becomes a NotYet that names the probe."""
-    try:
-        return probe.get()
-    except NameError as error:
-        raise NotYet(
-            f"Not yet: {probe.label} cannot be evaluated ({error}): run your answer "
-            f"cell above first."
-        ) from error
-    except NotImplementedError as error:
-        raise NotYet(
-            f"Not yet: {probe.label} is not written yet: replace "
-            f"`raise NotImplementedError()` in the answer cell with your code."
-        ) from error
-    except Exception as error:
-        raise NotYet(
-            f"Not yet: {probe.label} raised {type(error).__name__}: {error} "
-            f"(the lines below show where, in your code)."
-        ) from error
-
-
-# Stamp mode is fixed when the kernel imports this module (the build starts the kernel with
-# the variable set); a student's cell that sets it later changes nothing.
-_STAMP_PATH = os.environ.get(STAMP_FILE)
-
-
-def _stamping() -> Path | None:
-    return Path(_STAMP_PATH) if _STAMP_PATH else None
-
-
-_PENDING: list[tuple[str, list[Probe], dict]] = []  # stamp mode: the calls of the last test cell
-
-
-def _stamp_entry(role: str, probes: list[Probe], names: dict, extra: dict) -> None:
-    """Stamp mode: append the right answers of the instructor's solution to the stamp file."""
-    setting = setting_of(names)
-    entry = {"role": role, **extra, "setting": setting, "probes": []}
-    for probe in probes:
-        value = _evaluate(probe)
-        entry["probes"].append(
-            {
-                "label": probe.label,
-                "kind": probe.kind,
-                "unit": probe.unit,
-                "places": probe.places,
-                "scale": probe.scale,
-                "normal": normal(probe, value),
-                "expected": encode(value),
-            }
-        )
-    _PENDING.append((role, probes, entry))
-    with open(_stamping(), "a") as out:
-        out.write(json.dumps(entry) + "\n")
-
-
-def wrong_values(mistake: str, hint: str, same: str = "") -> None:
-    """Stamp mode, after the build swapped in a mutated answer: append what the probes
-    of the last test cell give now, as the values of the known mistake `mistake`: their
-    normal forms (None where there is none), hashed into the self-checks' hints, and
-    their answer texts, which the grader's key keeps to name the mistake by value."""
-    values, answers = [], []
-    for _, probes, _ in _PENDING:
-        row, texts = [], []
-        for probe in probes:
-            try:
-                value = probe.get()
-                encoded = encode(value)
-            except Exception as error:
-                row.append(None)
-                texts.append(answer_text(probe, error_of(error)))
-                continue
-            try:
-                row.append(normal(probe, value))
-            except Exception:
-                row.append(None)
-            texts.append(answer_text(probe, encoded))
-        values.append(row)
-        answers.append(texts)
-    with open(_stamping(), "a") as out:
-        out.write(
-            json.dumps(
-                {
-                    "role": "mistake",
-                    "mistake": mistake,
-                    "hint": hint,
-                    "same": same,
-                    "values": values,
-                    "answers": answers,
-                }
-            )
-            + "\n"
-        )
-
-
-def start_cell() -> None:
-    """Stamp mode: a new test cell begins."""
-    _PENDING.clear()
 
 
 def verify(
@@ -182,32 +83,56 @@ def verify(
     one by one. Prints "Self-check passed." or raises NotYet (WrongKind for a wrong kind of
     answer)."""
     names = sys._getframe(1).f_globals
-    if _stamping():
-        _stamp_entry("verify", probes, names, {"hints": hints or {}, "forbidden": list(forbidden)})
+    if stamping():
+        stamp_entry("verify", probes, names, {"hints": hints or {}, "forbidden": list(forbidden)})
         print("Self-check passed.")
         return
     made = _stamp(stamp)
     problem = messages.setting_problem(made["setting"], setting_of(names), PARAMETERS)
     if problem:
         raise NotYet(problem)
-    codes, test = forbidding.resolve(forbidden), sys._getframe(1).f_code.co_filename
-    checked = made["probes"]
-    if len(checked) != len(probes):
+    if len(made["probes"]) != len(probes):
         raise NotYet(
             "Not yet: this self-check's stamp does not fit its probes: run `kvlesson build` again."
         )
+    codes = forbidding.resolve(forbidden)
+    outcomes = _outcomes(probes, codes, sys._getframe(1).f_code.co_filename)
+    wrong_yes_no = _judge(probes, made, outcomes, hints or {}, names, codes, forbidden)
+    if wrong_yes_no:
+        raise NotYet(messages.yes_no_message(wrong_yes_no, probes, hints or {}))
+    print("Self-check passed.")
+
+
+def _outcomes(probes: list[Probe], codes: dict, test: str) -> list[tuple]:
+    """Every probe's (value, forbidden calls, error) first: a hint must fit the answer on all
+    of them (`test`: the test cell's code, whose own calls are not the student's)."""
     outcomes = []
-    for probe in probes:  # every probe first: a hint must fit the answer on all of them
+    for probe in probes:
         calls: list[str] = []
         try:
             with forbidding.watching(codes, calls, test):
-                outcomes.append((_evaluate(probe), calls, None))
+                outcomes.append((evaluate(probe), calls, None))
         except NotYet as error:
             outcomes.append((None, calls, error))
+    return outcomes
+
+
+def _judge(
+    probes: list[Probe],
+    made: dict,
+    outcomes: list[tuple],
+    words: dict[str, str],
+    names: dict,
+    codes: dict,
+    forbidden: tuple[str, ...],
+) -> list[Probe]:
+    """Raise on the first wrong answer that is not a yes or no, with what the self-check
+    says of it; the yes-or-no probes that are wrong, to be told together."""
+    checked = made["probes"]
     texts = [
         _quiet_normal(probe, value, error) for probe, (value, _, error) in zip(probes, outcomes)
     ]
-    words, wrong_yes_no = hints or {}, []
+    wrong_yes_no = []
     for (probe, expect), (value, calls, error) in zip(zip(probes, checked), outcomes):
         _refuse(probe.label, calls, forbidden)
         if error is not None:
@@ -216,25 +141,24 @@ def verify(
         whole = whole_float(probe, value)
         if whole is not None and _is_right(expect, probe, whole):
             raise WrongKind(messages.right_but_float(probe, value))
-        if not _is_right(expect, probe, value if whole is None else whole):
-            if probe.kind == "yes_no":
-                wrong_yes_no.append(probe)
-                continue
-            seen = messages.unit_seen(probe, value, lambda p, v: _is_right(expect, p, v))
-            raise NotYet(
-                messages.wrong_message(
-                    probe,
-                    value,
-                    _hint(made.get("hints", []), checked, texts, [p.kind for p in probes]),
-                    words,
-                    names,
-                    seen,
-                    float_for_count=whole is not None or float_for_count(probe, value),
-                )
+        if _is_right(expect, probe, value if whole is None else whole):
+            continue
+        if probe.kind == "yes_no":
+            wrong_yes_no.append(probe)
+            continue
+        hint = _hint(made.get("hints", []), checked, texts, [p.kind for p in probes])
+        seen = messages.unit_seen(probe, value, lambda p, v: _is_right(expect, p, v))
+        raise NotYet(
+            messages.wrong_message(
+                probe,
+                value,
+                hint,
+                words,
+                seen,
+                float_for_count=whole is not None or float_for_count(probe, value),
             )
-    if wrong_yes_no:
-        raise NotYet(messages.yes_no_message(wrong_yes_no, probes, words))
-    print("Self-check passed.")
+        )
+    return wrong_yes_no
 
 
 def _is_right(expect: dict, probe: Probe, value: object) -> bool:
@@ -326,8 +250,8 @@ def record(grade_id: str, probes: list[Probe], forbidden: tuple[str, ...] = ()) 
     line = {"id": grade_id, "values": values, "calls": calls, "setting": setting_of(names)}
     out.write(record_line(line))
     out.flush()
-    if _stamping():
-        _stamp_entry("record", probes, names, {"grade_id": grade_id, "forbidden": list(forbidden)})
+    if stamping():
+        stamp_entry("record", probes, names, {"grade_id": grade_id, "forbidden": list(forbidden)})
         return
     _refuse(grade_id, calls, forbidden)
 

@@ -15,6 +15,7 @@ MISTAKES = {  # code: the hint a self-check gives when a wrong answer matches th
     "true_div": "/ gives a float; whole blocks need whole-number division, //.",
     "factor2": "a factor of 2 is missing.",
     "term": "a term of the sum is missing.",
+    "factor": "a factor is missing: an input of the product is left out.",
     "gib": "that is GiB (2**30 bytes); the question asks for GB (1e9 bytes).",
     "gb": "that is GB (1e9 bytes); the question asks for GiB (2**30 bytes).",
     "percent": "the share is in percent: divide it by 100.",
@@ -22,7 +23,8 @@ MISTAKES = {  # code: the hint a self-check gives when a wrong answer matches th
     "global": "the function should use its argument, not the notebook's variable of that name.",
     "float": "that is a float; the answer is a whole number, an int.",
     "off_by_one": "it is off by one: check where the count starts and where it stops.",
-    "constant": "one of the numbers in your code is one away from the right one.",
+    "constant": "your answer is what the right working gives with one of the exercise's "
+    "numbers one up or one down: check each number you used against the text.",
     "rounding": "check the rounding the question asks for: up, down or to the nearest.",
     "kilo": "a thousand is 1,000 here, or 1,024 where the question counts in binary units: "
     "check which.",
@@ -36,6 +38,7 @@ NAMES = {  # code: the mistake in a few words, as the class report names it
     "true_div": "/ for //",
     "factor2": "a factor of 2 dropped",
     "term": "a term left out",
+    "factor": "an input left out of a product",
     "gib": "GB read as GiB",
     "gb": "GiB read as GB",
     "percent": "a percent not divided by 100",

@@ -103,7 +103,7 @@ def feedback_line(grade_id: str, mistake: str, words: str) -> str:
         return f"{grade_id}: not right; your answer is the one a known mistake gives: {words}"
     return (
         f"{grade_id}: not right, and your answer matches none of the known mistakes "
-        f"this exercise checks for: {words or messages.REREAD['number']}"
+        f"this exercise checks for: {words or messages.PLAIN.lower()}"
     )
 
 
@@ -113,13 +113,10 @@ YES_NO_WORDS = "a yes or no is not right: work it out again from what decides it
 def unmatched_words(exercise: dict) -> str:
     """What the feedback says of a wrong answer no known mistake gives: the cell's own words
     (its self-check's `hints={"else": ...}`, or `{"yes_no": ...}` for an exercise of yes or
-    no answers), else what to re-read for its kind of answer (a count, a count or None, a
-    number; never "the units and the rounding" by default)."""
+    no answers), else plainly to re-read the question (a guess at the mistake would mislead;
+    never "the units and the rounding")."""
     kinds = [probe["kind"] for probe in exercise["probes"]]
     own = exercise.get("reread", {})
     if set(kinds) == {"yes_no"}:
         return own.get(messages.YES_NO) or YES_NO_WORDS
-    if own.get(messages.ELSE):
-        return own[messages.ELSE]
-    kind = next(k for k in ("count", "count_or_none", "number") if k in kinds)
-    return messages.REREAD[kind][0].lower() + messages.REREAD[kind][1:]
+    return own.get(messages.ELSE) or messages.PLAIN.lower()

@@ -3,8 +3,9 @@
 Each case runs `selfcheck.verify` on a stamp written out here (salted hashes of made-up right
 answers, as the build would stamp them) and reads its message: a unit the answer looks like
 and the one the question asks for, words by the kind of answer (never "the units and the
-rounding"), a right number given as a float told apart from a wrong one, yes-or-no answers
-counted and never named one by one, the cell's own words for what decides them, and the
+rounding": plainly to re-read the question, or the cell's own words), a right number given
+as a float told apart from a wrong one, yes-or-no answers never named, and counted only where
+the count cannot point at them, the cell's own words for what decides them, and the
 message before the lines of the student's code when an answer raises.
 """
 
@@ -54,25 +55,40 @@ def test_an_answer_in_another_unit_is_told_which_unit_it_looks_like():
     percent = said(
         [selfcheck.number("share_per_server(2)", lambda: 45.0, "share", 3)], stamp("num:0.450")
     )
-    assert "looks like it is in percent; the question asks for share" in percent
+    assert "looks like a percent; the question asks for a fraction of 1" in percent
+    fraction = said(
+        [selfcheck.count_or_none("lowest_share_for(9)", lambda: 0.23, "percent")],
+        stamp("int:23"),
+    )
+    assert "looks like a fraction of 1; the question asks for a percent" in fraction
+    assert "in share" not in fraction and "for share" not in percent  # walk item 18
 
 
-def test_the_words_without_a_known_mistake_depend_on_the_kind_of_answer():
-    count = said([selfcheck.count("steps(5)", lambda: 4, "steps")], stamp("int:5"))
-    number = said([selfcheck.number("x", lambda: 4.0, "GB", 1)], stamp("num:5.0"))
-    listed = said([selfcheck.number("rank(few, 50)", lambda: 4.0, "", 6)], stamp("num:5.000000"))
-    none = said([selfcheck.count_or_none("share(9)", lambda: 4, "percent")], stamp("none"))
-    assert "not the right count of steps" in count and "where the count starts" in count
-    assert "the exercise's sum" in number
-    assert "goes through the list" in listed, listed
-    assert "when it asks for None" in none
-    assert all("units and the rounding" not in text for text in (count, number, listed, none))
+def test_without_a_known_mistake_the_words_are_plain_or_the_cells_own():
+    """Walk item 7: a guess at the mistake misleads (a "sum" for an answer read off a
+    table, "where the count starts" for a product): with no known mistake and no words of
+    its own, a cell says plainly that the answer is not right yet and to re-read the
+    question; never the count's unit as if an index were a count (walk item 18)."""
+    answers = {
+        "count": said([selfcheck.count("paused_chat", lambda: 4, "chats")], stamp("int:2")),
+        "number": said([selfcheck.number("x", lambda: 4.0, "GB", 1)], stamp("num:5.0")),
+        "list": said(
+            [selfcheck.number("rank(few, 50)", lambda: 4.0, "", 6)], stamp("num:5.000000")
+        ),
+        "none": said([selfcheck.count_or_none("share(9)", lambda: 4, "percent")], stamp("none")),
+    }
+    for kind, text in answers.items():
+        assert "is not right yet. Re-read the question." in text, (kind, text)
+        for guess in ("sum", "where the count", "goes through the list", "units and the rounding"):
+            assert guess not in text, (kind, text)
+    assert "count of chats" not in answers["count"]
     own = said(
         [selfcheck.count("steps(5)", lambda: 4, "steps")],
         stamp("int:5"),
         **{"else": "Re-read the budget's rule."},
     )
-    assert "Re-read the budget's rule." in own
+    assert "is not right yet. Re-read the budget's rule." in own
+    assert "Re-read the question" not in own
 
 
 def test_a_right_number_as_a_float_is_told_so_and_a_wrong_float_is_told_it_is_wrong():
@@ -87,18 +103,29 @@ def test_a_right_number_as_a_float_is_told_so_and_a_wrong_float_is_told_it_is_wr
     assert "also be a whole number" in wrong and "is the right number" not in wrong
 
 
-def test_yes_or_no_answers_are_counted_never_named():
-    """Walk item 5: a yes or no is never told on its own that it is the other way round."""
-    flags = {"a": True, "b": False, "c": True}
-    probes = [selfcheck.yes_no(name, lambda name=name: flags[name]) for name in flags]
+def test_yes_or_no_answers_are_never_named_nor_counted_where_the_count_points_at_them():
+    """Walk item 6: a count that identifies the answers (1 of 1, n of n) or a name would let
+    flipping find them. A function's answers (which a student cannot flip one by one) are
+    counted when some but not all are wrong; variables never are."""
+    calls = {"f(1)": True, "f(2)": False, "f(3)": True}
+    probes = [selfcheck.yes_no(label, lambda label=label: calls[label]) for label in calls]
     text = said(
         probes,
         stamp("bool:True", "bool:True", "bool:True"),
         yes_no="What decides each: the pauses.",
     )
     assert "1 of the 3 yes-or-no answers here is not right yet" in text
-    assert " b " not in f" {text} " and "other way round" not in text
+    assert "f(2)" not in text and "other way round" not in text
     assert "What decides each: the pauses." in text
+    every = said(probes, stamp("bool:False", "bool:True", "bool:False"))
+    assert "3 of the 3" not in every and "not every yes-or-no answer here is right yet" in every
+    flags = {"a": True, "b": False, "c": True}
+    variables = [selfcheck.yes_no(name, lambda name=name: flags[name]) for name in flags]
+    for made in (stamp("bool:True", "bool:True", "bool:True"), stamp(*["bool:False"] * 3)):
+        text = said(variables, made)
+        assert "not every yes-or-no answer here is right yet" in text, text
+        assert not any(char.isdigit() for char in text), text
+        assert " b " not in f" {text} " and " a " not in f" {text} "
 
 
 def test_a_yes_or_no_waits_for_the_number_that_decides_it():
@@ -106,13 +133,15 @@ def test_a_yes_or_no_waits_for_the_number_that_decides_it():
     probes = [
         selfcheck.count("blocks_q3", lambda: blocks["value"], "blocks"),
         selfcheck.yes_no("starts_q3", lambda: True),
+        selfcheck.yes_no("starts_half_q3", lambda: True),
     ]
-    made = stamp("int:5883", "bool:False")
+    made = stamp("int:5883", "bool:False", "bool:True")
     first = said(probes, made)
     assert first.startswith("Not yet: blocks_q3") and "starts_q3" not in first
     blocks["value"] = 5883
     then = said(probes, made)
-    assert "starts_q3 is not right yet, though blocks_q3 is right" in then
+    assert "not every yes-or-no answer here is right yet, though blocks_q3 is right" in then
+    assert "starts_q3" not in then and "starts_half_q3" not in then and "1 of" not in then
 
 
 def test_a_single_judge_says_the_cells_own_words():
