@@ -1,3 +1,16 @@
-"""The end-to-end tier's shared fixtures: Debian's Chromium (`browser`, `page`)."""
+"""The end-to-end tier's shared fixtures: Debian's Chromium (`browser`, `page`), and the course
+with every graded assignment, graded once a run (`graded_course`, support.graded_course), which
+test_class_report.py and test_grade_every_assignment.py both read.
+"""
 
+from __future__ import annotations
+
+import pytest
+
+from support import graded_course as course
 from support.browser import browser, page  # noqa: F401 (fixtures, found by name)
+
+
+@pytest.fixture(scope="session")
+def graded_course(tmp_path_factory) -> course.GradedCourse:
+    return course.graded(tmp_path_factory)

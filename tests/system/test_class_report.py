@@ -26,8 +26,6 @@ import json
 import os
 import re
 import subprocess
-import sys
-from collections import Counter
 from dataclasses import dataclass, field
 from html import unescape
 from html.parser import HTMLParser
@@ -43,235 +41,27 @@ from kvlesson.authoring.command import copy_course
 from kvlesson.authoring.key_mistakes import key_mistakes
 from kvlesson.grading.checks.messages import words_digest
 from kvlesson.grading.course.known_mistakes import MISTAKES, NAMES
-from kvlesson.grading.course.results import FAILED, NOT_GRADED, PASSED, SKIPPED, ZEROED
+from kvlesson.grading.course.results import FAILED, PASSED, ZEROED
 from kvlesson.grading.marking import diagnosis
 from kvlesson.grading.report import counts
 from support.course import (
-    account_env,
-    edit_notebook,
-    instructor_solutions,
     run_nbgrader,
-    set_cell_timeout,
 )
+from support.graded_course import GRADED
 from support.paths import ROOT
-from support.patience import HANG, scaled
-
-NOTEBOOKS = {"01_floor_plan": "floor_plan", "02_ceiling": "ceiling"}
-ASSIGNMENTS = list(NOTEBOOKS)
-SOLVED = {a: instructor_solutions(a, nb) for a, nb in NOTEBOOKS.items()}
-# The autograded exercises (test cells) in each notebook's order, and their answer cells.
-EXERCISES = {
-    "01_floor_plan": {
-        "q1_pool_tests": "q1_answer",
-        "q1_unused_tests": "q1_answer",
-        "ex1_1_tests": "ex1_1_answer",
-        "ex1_2_tests": "ex1_2_answer",
-    },
-    "02_ceiling": {
-        "ex2_1_tests": "ex2_1_answer",
-        "ex2_2_tests": "ex2_2_answer",
-        "q3_pool_tests": "q3_answer",
-        "q3_blocks_tests": "q3_answer",
-        "q3_starts_tests": "q3_answer",
-    },
-}
-POINTS = {
-    "q1_pool_tests": 1,
-    "q1_unused_tests": 1,
-    "ex1_1_tests": 2,
-    "ex1_2_tests": 2,
-    "ex2_1_tests": 1,
-    "ex2_2_tests": 2,
-    "q3_pool_tests": 1,
-    "q3_blocks_tests": 1,
-    "q3_starts_tests": 1,
-}
-RESERVE = "a term of the sum is missing: `kv.RESERVE_BYTES`."
-GIB = MISTAKES["gib"]
-CEIL = "a partly filled block still takes a whole block: round up, not down."  # Ex 2.1's words
-GLOBAL_SHARE = "pool_bytes should use its argument `share`, not the notebook's `SHARE`."
-GLOBAL_LONGEST = "lowest_share_for should use its argument `longest`, not the notebook's `LONGEST`."
-
-
-def q1(pool_in: str = "1e9", unused_in: str = "1e9", reserve: bool = True) -> str:
-    minus = " - kv.RESERVE_BYTES" if reserve else ""
-    return (
-        f"pool_bytes_q1 = Q1_SHARE / 100 * gpu.memory_bytes - model.weights_bytes{minus}\n"
-        f"pool_gb = pool_bytes_q1 / {pool_in}\n"
-        f"unused_gb = (gpu.memory_bytes - Q1_SHARE / 100 * gpu.memory_bytes) / {unused_in}\n"
-    )
-
-
-def q3(pool_in: str = "1e9", reserve: bool = True) -> str:
-    minus = " - kv.RESERVE_BYTES" if reserve else ""
-    return (
-        f"pool_q3 = Q3_SHARE / 100 * gpu.memory_bytes - model.weights_bytes{minus}\n"
-        f"pool_gb_q3 = pool_q3 / {pool_in}\n"
-        "blocks_q3 = max(0, int(pool_q3 // (kv.BLOCK_TOKENS * model.bytes_per_token)))\n"
-        "starts_q3 = blocks_q3 >= kv.blocks_for(Q3_LONGEST)\n"
-    )
-
-
-NO_RESERVE_POOL = (
-    "def pool_bytes(share):\n    allowed = share / 100 * gpu.memory_bytes\n"
-    "    return allowed - model.weights_bytes\n"
+from support.report_class import (
+    ASSIGNMENTS,
+    CLASS,
+    EXERCISES,
+    IDS,
+    NOT_JSON,
+    NOTEBOOKS,
+    POINTS,
+    expected_exercise_rows,
+    expected_scores,
+    handed_in,
+    made,
 )
-GLOBAL_POOL = (
-    "def pool_bytes(share):\n    return SHARE / 100 * gpu.memory_bytes - "
-    "model.weights_bytes - kv.RESERVE_BYTES\n"
-)
-PACKAGED_POOL = "def pool_bytes(share):\n    return kv.memory_parts(share, gpu, model).pool_bytes\n"
-ODD_BLOCKS = "def blocks_in(pool):\n    return max(0, int(pool // 1_000_000))\n"
-FLOOR_BLOCKS = "def chat_blocks(tokens):\n    return tokens // kv.BLOCK_TOKENS\n"
-GLOBAL_LOWEST = SOLVED["02_ceiling"]["ex2_2_answer"].replace(
-    "blocks_for(longest)", "blocks_for(LONGEST)"
-)
-assert GLOBAL_LOWEST != SOLVED["02_ceiling"]["ex2_2_answer"]
-
-RELEASED = None  # an answer cell left as released: its exercises are skipped
-NOT_JSON = {"file": "not a notebook"}  # what a student hands in instead of the notebook
-NONE = "none"  # a wrong answer no known mistake gives
-SKIP = (SKIPPED, "")  # an exercise left as released
-
-
-@dataclass(frozen=True)
-class Student:
-    """One student: per assignment handed in, the answer cells changed from the solutions
-    (RELEASED: left as the release gave it), and what each exercise's answer is (a
-    mistake's code with its hint, NONE, ZEROED, SKIPPED); every other exercise passed. An
-    assignment not named is not handed in."""
-
-    id: str
-    answers: dict[str, dict[str, str | None]]
-    wrong: dict[str, tuple[str, str]] = field(default_factory=dict)
-
-    def outcome(self, exercise: str) -> tuple[str, str, str]:
-        """(outcome, mistake, words) the report must count this answer as."""
-        what, words = self.wrong.get(exercise, ("", ""))
-        if what in ("", SKIPPED, ZEROED, NOT_GRADED):
-            return what or PASSED, "", ""
-        return FAILED, "" if what == NONE else what, words
-
-
-RELEASE_02 = dict.fromkeys(["ex2_1_answer", "ex2_2_answer", "q3_answer"], RELEASED)
-CLASS = [
-    Student("ada", {"01_floor_plan": {}, "02_ceiling": {}}),
-    Student(
-        "ben",
-        {
-            "01_floor_plan": {"q1_answer": q1("2**30", "2**30"), "ex1_2_answer": ODD_BLOCKS},
-            "02_ceiling": {"q3_answer": q3("2**30")},
-        },
-        {
-            "q1_pool_tests": ("gib", GIB),
-            "q1_unused_tests": ("gib", GIB),
-            "ex1_2_tests": (NONE, ""),
-            "q3_pool_tests": ("gib", GIB),
-        },
-    ),
-    Student(
-        "cy",
-        {"01_floor_plan": {"q1_answer": q1("2**30"), "ex1_1_answer": NO_RESERVE_POOL}},
-        {"q1_pool_tests": ("gib", GIB), "ex1_1_tests": ("term", RESERVE)},
-    ),
-    Student(
-        "dee",
-        {
-            "01_floor_plan": {"q1_answer": q1(reserve=False), "ex1_1_answer": NO_RESERVE_POOL},
-            "02_ceiling": {"q3_answer": q3(reserve=False)},
-        },
-        {
-            "q1_pool_tests": ("term", RESERVE),
-            "ex1_1_tests": ("term", RESERVE),
-            "q3_pool_tests": ("term", RESERVE),
-            "q3_blocks_tests": ("term", RESERVE),
-            # the yes or no is graded with the blocks that decide it, whose mistake it names
-            "q3_starts_tests": ("term", RESERVE),
-        },
-    ),
-    Student(
-        "eve",
-        {
-            "01_floor_plan": {"ex1_1_answer": GLOBAL_POOL, "q1_answer": q1(unused_in="2**30")},
-            "02_ceiling": {"ex2_1_answer": FLOOR_BLOCKS, "ex2_2_answer": GLOBAL_LOWEST},
-        },
-        {
-            "ex1_1_tests": ("global", GLOBAL_SHARE),
-            "q1_unused_tests": ("gib", GIB),
-            "ex2_1_tests": ("ceil", CEIL),
-            "ex2_2_tests": ("global", GLOBAL_LONGEST),
-        },
-    ),
-    Student(
-        "fay",
-        {
-            "01_floor_plan": {
-                "ex1_1_answer": PACKAGED_POOL,
-                "ex1_2_answer": RELEASED,
-                "q1_answer": "",
-            },  # emptied: skipped too
-            "02_ceiling": {**RELEASE_02, "ex2_1_answer": FLOOR_BLOCKS},
-        },
-        {
-            "ex1_1_tests": (ZEROED, ""),
-            "ex1_2_tests": SKIP,
-            "q1_pool_tests": SKIP,
-            "q1_unused_tests": SKIP,
-            "ex2_1_tests": ("ceil", CEIL),
-            "ex2_2_tests": SKIP,
-            "q3_pool_tests": SKIP,
-            "q3_blocks_tests": SKIP,
-            "q3_starts_tests": SKIP,
-        },
-    ),
-    Student(
-        "hal",
-        {"01_floor_plan": NOT_JSON},
-        dict.fromkeys(EXERCISES["01_floor_plan"], (NOT_GRADED, "")),
-    ),
-]
-IDS = [s.id for s in CLASS]
-
-
-def handed_in(assignment: str) -> list[Student]:
-    return [s for s in CLASS if assignment in s.answers]
-
-
-def expected_exercise_rows(assignment: str) -> dict[tuple[str, str], int]:
-    """(exercise, item) -> count, as the class is written: handed in, passed, failed,
-    skipped, and each group of failures."""
-    rows: dict[tuple[str, str], int] = {}
-    for exercise in EXERCISES[assignment]:
-        outcomes = [s.outcome(exercise) for s in handed_in(assignment)]
-        passed = sum(o == PASSED for o, _, _ in outcomes)
-        skipped = sum(o == SKIPPED for o, _, _ in outcomes)
-        rows[exercise, "handed in"] = len(outcomes)
-        rows[exercise, "passed"], rows[exercise, "skipped"] = passed, skipped
-        rows[exercise, "failed"] = len(outcomes) - passed - skipped
-        rows[exercise, "none"] = sum(o == FAILED and not m for o, m, _ in outcomes)
-        for outcome, mistake, _ in outcomes:
-            if mistake:
-                rows[exercise, mistake] = rows.get((exercise, mistake), 0) + 1
-            elif outcome in (ZEROED, NOT_GRADED):
-                rows[exercise, outcome] = rows.get((exercise, outcome), 0) + 1
-    return rows
-
-
-def expected_scores(assignment: str) -> Counter:
-    """How many students have each total autograded score."""
-    return Counter(
-        sum(POINTS[e] for e in EXERCISES[assignment] if s.outcome(e)[0] == PASSED)
-        for s in handed_in(assignment)
-    )
-
-
-def made(assignment: str, mistake: str) -> set[str]:
-    return {
-        s.id
-        for s in handed_in(assignment)
-        if any(s.outcome(e)[1] == mistake for e in EXERCISES[assignment])
-    }
-
 
 # --- the class, graded once ------------------------------------------------------------
 
@@ -293,23 +83,6 @@ class Graded:
         return (self.course / "reports" / name).read_text()
 
 
-def submit(root: Path, student: Student, assignment: str) -> None:
-    """The student's notebook where `nbgrader collect` leaves it."""
-    notebook = f"{NOTEBOOKS[assignment]}.ipynb"
-    folder = root / "submitted" / student.id / assignment
-    folder.mkdir(parents=True)
-    (folder / notebook).write_bytes((root / "notebooks" / assignment / notebook).read_bytes())
-    (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC")
-    if student.answers[assignment] is NOT_JSON:
-        (folder / notebook).write_text(NOT_JSON["file"])
-        return
-    answers = {**SOLVED[assignment], **student.answers[assignment]}
-    edit_notebook(
-        folder / notebook,
-        answers={cell: source for cell, source in answers.items() if source is not RELEASED},
-    )
-
-
 def command(*args: str, course: Path) -> tuple[int, str, str]:
     """`kvlesson grade ARGS --course COURSE`, through its entry in this process
     (the grading itself runs as a command, in the fixture): the exit code, what it printed,
@@ -321,26 +94,12 @@ def command(*args: str, course: Path) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def graded(tmp_path_factory) -> Graded:
-    """The class handed in and graded by the one command, both assignments in one run;
+def graded(graded_course) -> Graded:
+    """The class handed in and graded by the one command, with every other assignment of the
+    course, in one run (tests/system/conftest.py, shared with test_grade_every_assignment.py);
     then the course report, anonymous and named, the named report of 01_floor_plan (which
     grades nothing again), and the feedback of 01_floor_plan."""
-    base = tmp_path_factory.mktemp("class_report")
-    root = copy_course(base / "course", ASSIGNMENTS)
-    set_cell_timeout(root, scaled(10))
-    env = account_env(base / "instructor", "instructor")
-    for assignment in ASSIGNMENTS:
-        run_nbgrader(["generate_assignment", assignment, "--force"], root, env)
-        for student in handed_in(assignment):
-            submit(root, student, assignment)
-    done = subprocess.run(
-        [sys.executable, "-m", "kvlesson", "grade", *ASSIGNMENTS, "--course", str(root)],
-        cwd=base,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=HANG,
-    )
+    root, env, done = graded_course.root, graded_course.env, graded_course.run
     # exit 1: one submission could not be graded (hal's), and it is named
     assert done.returncode == 1 and "hal (01_floor_plan)" in done.stderr, done.stderr
     graded = Graded(root, env, done)
@@ -518,7 +277,8 @@ def not_blank(png: bytes) -> bool:
 @pytest.mark.parametrize("name", ["01_floor_plan.html", "course.html"])
 def test_the_page_opens_in_chromium_with_its_charts_and_their_alt_text(graded, browser, name):  # noqa: F811 - test_browser's fixture
     """No console error, no failed load; every image has alt text and is drawn (the
-    charts: two per assignment); the screenshot is not blank."""
+    charts: two per assignment, and the course's page has every graded assignment of the
+    shared course); the screenshot is not blank."""
     page = browser.new_page(viewport={"width": 1000, "height": 1200})
     errors: list[str] = []
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
@@ -534,7 +294,7 @@ def test_the_page_opens_in_chromium_with_its_charts_and_their_alt_text(graded, b
     finally:
         page.close()
     assert errors == []
-    charts = 2 * (1 if name != "course.html" else len(ASSIGNMENTS))
+    charts = 2 * (1 if name != "course.html" else len(GRADED))  # the course: every one graded
     assert len(images) == charts, images
     for image in images:
         assert image["src"] == "data:image/png;base64," and image["width"] > 300, image
