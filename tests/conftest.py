@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-# The browser fixtures (`browser`, `page`: Debian's Chromium) for every test that asks for them.
-pytest_plugins = ["support.browser"]
+# The browser fixtures (`browser`, `page`: Debian's Chromium) and the course's website
+# (`built`, `served`) for every test that asks for them.
+pytest_plugins = ["support.browser", "support.site"]
 
 SYSTEM = Path(__file__).resolve().parent / "system"
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
