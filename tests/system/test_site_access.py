@@ -135,20 +135,27 @@ def test_no_page_logs_an_error_or_misses_a_file(served, built, condition):
     assert problems == [], "\n".join(sorted(set(problems)))
 
 
-@pytest.mark.parametrize("condition", ["320 px", "200% zoom"])
-def test_every_page_reflows(served, built, condition):
-    """WCAG 1.4.10 at 320 CSS px (1280 px at 400%) and at 200% zoom; 2.1.1 for what scrolls."""
-    broken = {}
+def on_every_page(served, built, condition: str, check) -> dict[str, object]:
+    """`check(page)` on every page of the site as it stands in `condition`, once the page
+    has settled: what it found, by page, where it found anything."""
+    found = {}
     with chromium() as browser:
         context = browser.new_context(**CONDITIONS[condition])
         page = context.new_page()
         for address, path in served.items():
             page.goto(address, wait_until="load")
             page.wait_for_timeout(SETTLE_MS)
-            found = page.evaluate(REFLOW)
-            if found:
-                broken[str(path.relative_to(built.html))] = found
+            result = check(page)
+            if result:
+                found[str(path.relative_to(built.html))] = result
         context.close()
+    return found
+
+
+@pytest.mark.parametrize("condition", ["320 px", "200% zoom"])
+def test_every_page_reflows(served, built, condition):
+    """WCAG 1.4.10 at 320 CSS px (1280 px at 400%) and at 200% zoom; 2.1.1 for what scrolls."""
+    broken = on_every_page(served, built, condition, lambda page: page.evaluate(REFLOW))
     assert broken == {}, "\n".join(f"{p}: {f}" for p, fs in broken.items() for f in fs)
 
 
@@ -156,20 +163,16 @@ def test_every_page_reflows(served, built, condition):
 def test_focus_shows_on_every_control(served, built, condition):
     """WCAG 2.4.7: every link, button, slider and scroll box the keyboard reaches shows a ring
     (an outline or a shadow) when it has the focus."""
-    missing, reached = {}, 0
-    with chromium() as browser:
-        context = browser.new_context(**CONDITIONS[condition])
-        page = context.new_page()
-        for address, path in served.items():
-            page.goto(address, wait_until="load")
-            page.wait_for_timeout(SETTLE_MS)
-            page.keyboard.press("Tab")  # the keyboard is in use: focus is drawn for it
-            focused, without = page.evaluate(UNFOCUSED)
-            reached += focused
-            if without:
-                missing[str(path.relative_to(built.html))] = without
-        context.close()
-    assert reached > 200, f"only {reached} controls focused on {len(served)} pages"
+    reached = []
+
+    def unfocused(page) -> list[str]:
+        page.keyboard.press("Tab")  # the keyboard is in use: focus is drawn for it
+        focused, missing = page.evaluate(UNFOCUSED)
+        reached.append(focused)
+        return missing
+
+    missing = on_every_page(served, built, condition, unfocused)
+    assert sum(reached) > 200, f"only {sum(reached)} controls focused on {len(served)} pages"
     assert missing == {}, "\n".join(f"{p}: {m}" for p, ms in missing.items() for m in ms)
 
 
