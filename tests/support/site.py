@@ -2,10 +2,11 @@
 
 A plugin of the tests (tests/conftest.py names it, as it names support.browser), so its
 fixtures reach every test file without an import; it loads the site's code only when a test
-asks for the site. `built` builds it (once a test session) from a copy of the course whose `site/published.toml`
-names a students' repository and a hub (PUBLISHED), so that every page's Binder and hub links
-can be followed to what they must be; everything else on a page is what the course itself
-builds. `served` serves it on 127.0.0.1 as a visitor's browser gets it. `read` parses a page
+asks for the site. `built` builds it (once a test session) from a copy of the course, committed to git, whose
+`site/published.toml` names a students' repository and a hub (PUBLISHED), so that every
+page's Binder and hub links can be followed to what they must be, and in which a student has
+worked in notebook 0 (WORKED), as the walk of 2026-12-07 did before building the site;
+everything else on a page is what the course itself builds. `served` serves it on 127.0.0.1 as a visitor's browser gets it. `read` parses a page
 as a reader gets it: its text (no script or style), its images' alt texts, what it loads,
 its links and its tables.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import functools
 import http.server
 import shutil
+import subprocess
 import threading
 import time
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any, Iterator
 from urllib.parse import urlparse
 
+import nbformat
 import pytest
 
 from kvlesson.delivery.site.published import SETTING, Published
@@ -32,6 +35,7 @@ PUBLISHED = Published(
     "https://github.com/kvlesson-course/kvlesson-students", "main", "https://hub.uni.edu"
 )
 COPIED = ("solutions", "notebooks", "docs", "site")  # what the site is built from
+WORKED = "notebooks/00_start_here/start_here.ipynb"  # a student has worked in it (see worked_in)
 
 
 @dataclass(frozen=True)
@@ -105,10 +109,24 @@ def built(tmp_path_factory) -> Built:
         f'[published]\nrepository = "{PUBLISHED.repository}"\n'
         f'branch = "{PUBLISHED.branch}"\nhub = "{PUBLISHED.hub}"\n'
     )
+    git = ["git", "-C", str(course), "-c", "user.name=t", "-c", "user.email=t@t"]
+    for step in (["init", "-q"], ["add", "."], ["commit", "-q", "-m", "the course"]):
+        subprocess.run([*git, *step], check=True)
+    worked_in(course / WORKED)
     start = time.monotonic()
     html, sources = build(tmp_path_factory.mktemp("site"), root=course)
     print(f"site built in {time.monotonic() - start:.1f} s")
     return Built(html, sources, course)
+
+
+def worked_in(path: Path) -> None:
+    """A notebook as a student leaves it (the walk of 2026-12-07): an answer written and the
+    empty cell JupyterLab adds after the last one."""
+    notebook = nbformat.read(path, as_version=4)
+    answer = next(c for c in notebook.cells if "raise NotImplementedError()" in c.source)
+    answer.source = answer.source.replace("raise NotImplementedError()", "return 0")
+    notebook.cells.append(nbformat.v4.new_code_cell(""))
+    nbformat.write(notebook, path)
 
 
 class Quiet(http.server.SimpleHTTPRequestHandler):

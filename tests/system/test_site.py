@@ -5,7 +5,8 @@ GitHub with a hub), and every page is read as a visitor gets it.
 * a front page and About for students (what, for whom, how long, three ways to start), no
   developer's README among the pages and no empty Index;
 * every notebook's page offers the notebook in one click three ways: its release to
-  download (byte for byte the course's), Binder, the hub's nbgitpuller link;
+  download (byte for byte the course's, also where a student has worked in the notebook,
+  which neither stops the build nor is offered), Binder, the hub's nbgitpuller link;
 * exercises read as questions: a blank where the student writes, never the stub's
   `NotImplementedError`, a self-check's code, a solution, a hidden test, a record line or a
   visible self-check's answer (a page shows the whole notebook at once);
@@ -33,7 +34,7 @@ from kvlesson.grading.checks import selfcheck
 from kvlesson.grading.course import notebooks
 from support.course import secret_lines
 from support.paths import ROOT
-from support.site import PUBLISHED, external, notebook_pages, pages, read
+from support.site import PUBLISHED, WORKED, external, notebook_pages, pages, read
 
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "KVLESSON-MARK")
 MACHINERY = ("NotImplementedError", "YOUR CODE HERE", "selfcheck.", "load_stamps", "stamp=")
@@ -216,4 +217,15 @@ def test_every_image_says_what_it_shows_and_every_table_names_its_columns(built)
     }
     assert moving == set(notebook_pages(built.html)) - {"00_start_here"}  # 1 to 7 explore
     assert sum(len(costs) for costs in built.sources.moved.values()) == 7
-    assert built.sources.notes == []  # every release offered as it is, every explorer moving
+
+
+def test_a_students_work_neither_stops_the_build_nor_is_offered_nor_touched(built):
+    """The walk of 2026-12-07: once a student had worked in notebook 0 (an answer, JupyterLab's
+    empty last cell), the build stopped and advised a command that overwrites the work. Now
+    the site builds from solutions/, offers the release as committed, says so in words that
+    name no such command, and leaves the student's notebook as it was."""
+    (note,) = built.sources.notes  # every other release offered as it is, every explorer moving
+    assert note.startswith(f"{WORKED} is not the course's release of solutions/")
+    assert "an empty cell added at its end" in note and "as committed to git" in note
+    assert not any(words in note for words in ("kvlesson build", "kvlesson.course", "python -m"))
+    assert "return 0" in (built.course / WORKED).read_text()  # the student's answer, untouched
