@@ -21,6 +21,7 @@ course and site extras (it fails, never skips, without them). About a minute to 
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
@@ -54,6 +55,22 @@ KNOWN_ANSWERS: dict[str, dict[str, str]] = {
     },
     # (Exercise 6.1's self-check holds its own list `few`, whose values are answers of a
     # nearest-rank percentile; a page shows no self-check's code, so no longer that list.)
+}
+
+
+# Visible self-check answers that an explorer's slider reaches on a page, as the same slider
+# does in JupyterLab: exact, so that a new one is seen. The question asks at a setting that
+# is one of the slider's stops; the notebook asks for the sum by hand, and the lab's explorer
+# shows it there too (the exercises' owners may prefer a question setting no slider stops at).
+AT_A_STOP = "the question's own setting is a stop of the explorer's slider, in JupyterLab too"
+KNOWN_IN_FRAMES: dict[str, dict[str, str]] = {
+    "01_floor_plan": {label: AT_A_STOP for label in ("pool_gb", "unused_gb")},
+    "02_ceiling": {
+        **{label: AT_A_STOP for label in ("blocks_q3", "pool_gb_q3")},
+        "chat_blocks(2_000)": "the longest-chat slider's stop at 2,000 says such a chat "
+        "needs 125 blocks, as in JupyterLab (the exercise asks for the rule, tried on others)",
+        "lowest_share_for(472_559)": "100: the share slider's top stop, which its caption names",
+    },
 }
 
 
@@ -141,21 +158,42 @@ def visible_answers(nb) -> list[tuple[str, str, int, dict]]:
     return found
 
 
+def answers_among(name: str, words: list[str]) -> set[str]:
+    """The notebook's visible self-check answers that `words` hold, as a student would copy
+    them (small whole counts left out: see SMALL_COUNT)."""
+    shown = numbers_in(" ".join(words))
+    return {
+        label
+        for label, kind, places, expect in visible_answers(solution_of(name))
+        if kind in KINDS
+        and any(
+            not (value.is_integer() and abs(value) < SMALL_COUNT)
+            and (text := copied_as(value, KINDS[kind], places)) is not None
+            and selfcheck.digest(expect["salt"], text) == expect["hash"]
+            for value in shown
+        )
+    }
+
+
+def frame_words(page: Path) -> list[str]:
+    """Every caption and alt text a page's explorers show as their sliders move."""
+    words = []
+    for data in re.findall(r'class="kvlesson-frames">(.*?)</script>', page.read_text(), re.S):
+        for caption, alt, _ in json.loads(data.replace("<\\/", "</"))["frames"].values():
+            words += [html.unescape(re.sub(r"<[^>]+>", "", caption)), alt]
+    return words
+
+
 def test_no_self_check_answer_is_shown_on_a_notebooks_page(built):
     for name, page in notebook_pages(built.html).items():
         shown = read(page)
-        shown_numbers = numbers_in(" ".join([*shown.text, *(a or "" for a in shown.alts)]))
-        leaks = []
-        for label, kind, places, expect in visible_answers(solution_of(name)):
-            if kind in KINDS and any(
-                not (value.is_integer() and abs(value) < SMALL_COUNT)
-                and (text := copied_as(value, KINDS[kind], places)) is not None
-                and selfcheck.digest(expect["salt"], text) == expect["hash"]
-                for value in shown_numbers
-            ):
-                leaks.append(label)
-        expected = list(KNOWN_ANSWERS.get(name, {}))
-        assert sorted(set(leaks)) == sorted(expected), f"{name}'s page shows answers: {leaks}"
+        leaks = answers_among(name, [*shown.text, *(a or "" for a in shown.alts)])
+        expected = set(KNOWN_ANSWERS.get(name, {}))
+        assert leaks == expected, f"{name}'s page shows answers: {sorted(leaks)}"
+        reached = answers_among(name, frame_words(page))
+        assert reached == KNOWN_IN_FRAMES.get(name, set()), (
+            f"{name}'s sliders reach {sorted(reached)}"
+        )
 
 
 def test_flags_read_as_typed(built):
