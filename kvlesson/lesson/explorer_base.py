@@ -110,6 +110,7 @@ class Explorer:
         self.caption = Caption()
         self.now: Shown | None = None
         self.box = w.VBox([*sliders, self.caption, self.image])
+        self.box.add_class("kvlesson-explorer")  # its controls' focus ring (slider.CSS)
         for control in sliders:
             control.observe(self._changed, names="value")
 

@@ -81,7 +81,8 @@ function render({ model, el }) {
 export default { render };
 """
 
-# the slider's look, in JupyterLab and on the website's explorers (kvlesson/delivery/site/moving.py)
+# the slider's look (and the ring of an explorer's other controls), in JupyterLab and on the
+# website's explorers (kvlesson/delivery/site/moving.py)
 CSS = """
 .kvlesson-slider { display: flex; align-items: center; gap: 8px; margin: 2px 0; }
 .kvlesson-slider label { flex: 0 0 var(--kvlesson-label-width, 180px); text-align: right; }
@@ -89,6 +90,12 @@ CSS = """
 .kvlesson-slider input[type=range]:focus-visible { outline: 3px solid #0072B2;
   outline-offset: 2px; }
 .kvlesson-slider output { flex: 0 0 5em; font-variant-numeric: tabular-nums; }
+/* the explorer's other controls (ipywidgets' dropdowns, text box, button) draw focus as a
+   thin border colour only (ipywidgets 8.1 sets a dropdown's outline none, !important): the
+   same ring as the sliders' (WCAG 2.4.7) */
+.kvlesson-explorer select:focus-visible, .kvlesson-explorer textarea:focus-visible,
+.kvlesson-explorer button:focus-visible { outline: 3px solid #0072B2 !important;
+  outline-offset: 1px; }
 @media (max-width: 560px) {  /* a phone, or 400% zoom: the label above its slider */
   .kvlesson-slider { flex-wrap: wrap; }
   .kvlesson-slider label { flex: 1 0 100%; text-align: left; }

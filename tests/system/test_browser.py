@@ -17,7 +17,7 @@ explorer's cell (13 sliders in 7 notebooks) and moves it with the arrow keys:
 * axe-core (WCAG 2.0 and 2.1, A and AA) finds no violation in what the course renders
   (outputs: figures, tables, explorers; Markdown cells) once the notebook has run and the
   explorer is drawn; what it finds in JupyterLab's own interface is printed apart, not failed;
-* every control of the explorer is reached with Tab, in order.
+* every control of the explorer is reached with Tab, in order, and shows a focus ring.
 
 A screenshot of each explorer after the moves goes to artifacts/ at the
 repository root (gitignored). Needs /usr/bin/chromium (`apt-get install -y
@@ -120,25 +120,33 @@ def tab_to(panel: Locator, box: Locator, description: str) -> Locator:
     raise AssertionError(f"Tab from the explorer's cell never reached its {description!r} slider")
 
 
-def tab_order(box: Locator) -> list[str]:
+def tab_order(box: Locator) -> tuple[list[str], list[str]]:
     """Tab from the explorer's first control to its last: the accessible name (label) or
-    text of each control focused on the way, while focus stays inside the box."""
+    text of each control focused on the way, while focus stays inside the box; and the
+    names of those that showed no focus ring (no outline, no shadow: WCAG 2.4.7)."""
     first = box.locator(CONTROLS).first
     first.focus()
-    names = []
+    box.page.keyboard.press("Shift+Tab")  # the keyboard in use: focus drawn as for it
+    box.page.keyboard.press("Tab")
+    names, unringed = [], []
     for _ in range(box.locator(CONTROLS).count()):
-        names.append(
-            box.page.evaluate(
-                """(box) => {
+        name, ring = box.page.evaluate(
+            """(box) => {
             const el = document.activeElement;
-            if (!box.contains(el)) return null;
-            return (el.labels && el.labels[0] ? el.labels[0].textContent : el.textContent).trim();
+            if (!box.contains(el)) return [null, true];
+            const s = getComputedStyle(el);
+            const ring = (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) > 0)
+                || (s.boxShadow && s.boxShadow !== 'none');
+            return [(el.labels && el.labels[0] ? el.labels[0].textContent
+                                                 : el.textContent).trim(), ring];
         }""",
-                box.element_handle(),
-            )
+            box.element_handle(),
         )
+        names.append(name)
+        if not ring:
+            unringed.append(name)
         box.page.keyboard.press("Tab")
-    return names
+    return names, unringed
 
 
 def course_violations(page, assignment: str) -> list:
@@ -229,8 +237,9 @@ def test_every_slider_moves_by_key_from_tab_and_the_caption_is_said(lab, page, a
     assert not problems, "after the moves:\n" + "\n".join(problems)
 
     # every control is reached with Tab, each named, none skipped
-    order = tab_order(box)
+    order, unringed = tab_order(box)
     assert None not in order and all(order), f"Tab order through the explorer: {order}"
+    assert unringed == [], f"controls that show no focus ring: {unringed}"
     assert [s.description for s in sliders_of(mirror)] == [
         n for n in order if n in {s.description for s in sliders_of(mirror)}
     ]
