@@ -88,37 +88,61 @@ def lay_out(root: Path, folder: Path) -> Sources:
         shutil.rmtree(folder)
     (folder / "_static").mkdir(parents=True)
     (folder / "_extra").mkdir()
+    (folder / "conf.py").write_text(CONF)
+    (folder / "_static" / "course.css").write_text(CSS)
+    (folder / "_static" / "course.js").write_text(SCRIPT)
+    (folder / "_static" / "kvlesson.svg").write_text(ICON)
     where = published(root)
     solutions = sorted((root / "solutions").glob("*/*.ipynb"))
     notebooks = [
         PurePosixPath("notebooks", *s.relative_to(root / "solutions").parts) for s in solutions
     ]
-    guides = sorted((root / "docs").glob("*.md"))
-    pages = {PurePosixPath("index.md"), PurePosixPath("about.md"), *notebooks}
-    pages |= {PurePosixPath(p.relative_to(root).as_posix()) for p in guides}
-    (folder / "conf.py").write_text(CONF)
-    (folder / "_static" / "course.css").write_text(CSS)
-    (folder / "_static" / "course.js").write_text(SCRIPT)
-    (folder / "_static" / "kvlesson.svg").write_text(ICON)
+    guides = [
+        PurePosixPath(p.relative_to(root).as_posix()) for p in sorted((root / "docs").glob("*.md"))
+    ]
+    pages = {PurePosixPath("index.md"), PurePosixPath("about.md"), *notebooks, *guides}
+    front_pages(root, folder, where, notebooks, guides, pages)
+    for here in guides:
+        (folder / here).parent.mkdir(parents=True, exist_ok=True)
+        (folder / here).write_text(relinked((root / here).read_text(), here, pages))
+    if (root / "docs" / "images").is_dir():
+        shutil.copytree(root / "docs" / "images", folder / "docs" / "images")
+    return course_pages(root, folder, where, solutions, notebooks, pages)
+
+
+def front_pages(
+    root: Path,
+    folder: Path,
+    where: Published,
+    notebooks: list[PurePosixPath],
+    guides: list[PurePosixPath],
+    pages: set[PurePosixPath],
+) -> None:
+    """The front page and About (site/index.md, site/about.md) with the ways to start and
+    the lists of pages filled in."""
     values = {
         "start": ways.start_list(where),
         "binder": ways.about_binder(where),
         "hub": ways.about_hub(where),
         "own": ways.about_own(where),
         "notebooks": "\n".join(str(p.with_suffix("")) for p in notebooks),
-        "guides": "\n".join(p.relative_to(root).with_suffix("").as_posix() for p in guides),
+        "guides": "\n".join(str(p.with_suffix("")) for p in guides),
     }
     for page in ("index.md", "about.md"):
-        text = (root / "site" / page).read_text()
-        (folder / page).write_text(
-            relinked(filled(text, values, f"site/{page}"), PurePosixPath(page), pages)
-        )
-    for guide in guides:
-        here = PurePosixPath(guide.relative_to(root).as_posix())
-        (folder / here).parent.mkdir(parents=True, exist_ok=True)
-        (folder / here).write_text(relinked(guide.read_text(), here, pages))
-    if (root / "docs" / "images").is_dir():
-        shutil.copytree(root / "docs" / "images", folder / "docs" / "images")
+        text = filled((root / "site" / page).read_text(), values, f"site/{page}")
+        (folder / page).write_text(relinked(text, PurePosixPath(page), pages))
+
+
+def course_pages(
+    root: Path,
+    folder: Path,
+    where: Published,
+    solutions: list[Path],
+    notebooks: list[PurePosixPath],
+    pages: set[PurePosixPath],
+) -> Sources:
+    """Every notebook's page, its explorers' frames worked out first (all of them together,
+    in WORKERS processes), and what the build cost and should say."""
     sources = Sources(folder)
     read = [nbformat.read(solution, as_version=4) for solution in solutions]
     jobs = [
