@@ -50,8 +50,8 @@ from support.browser import (
     served_lab,
 )
 from support.paths import ROOT
+from support.patience import HANG_MS
 
-UPDATE_TIMEOUT = 20_000  # ms for the kernel to redraw an explorer after a move
 PRESSES = 2  # arrow-key presses on each slider
 KEYS = {"ArrowRight": 1, "ArrowLeft": -1}
 EXPLORING = [
@@ -213,7 +213,7 @@ def test_every_slider_moves_by_key_from_tab_and_the_caption_is_said(lab, page, a
         expected = words(mirror.caption.value)
         redrawn = mirror.png != drawn  # (a cap the day never reaches draws the same picture)
         try:
-            caption.filter(has_text=expected).wait_for(timeout=UPDATE_TIMEOUT)
+            caption.filter(has_text=expected).wait_for(timeout=HANG_MS)
         except Exception:
             pytest.fail(
                 f"after {PRESSES} x {key} on {slider.description!r} the caption reads\n"
@@ -223,7 +223,7 @@ def test_every_slider_moves_by_key_from_tab_and_the_caption_is_said(lab, page, a
             page.wait_for_function(
                 "([box, old]) => [...box.querySelectorAll('img')].pop().src !== old",
                 arg=[box.element_handle(), before],
-                timeout=UPDATE_TIMEOUT,
+                timeout=HANG_MS,
             )
         else:
             assert image_of(box) == before, f"{slider.description}: a picture that should stay"

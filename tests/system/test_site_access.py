@@ -23,6 +23,7 @@ import pytest
 
 from support import axe
 from support.browser import chromium
+from support.patience import HANG_MS
 
 CONDITIONS = {
     "1280 px": {"viewport": {"width": 1280, "height": 900}},
@@ -184,7 +185,7 @@ def test_the_search_says_how_many_pages_it_found(served):
         page.goto(f"{search}?q=pool")
         status = page.locator("#kvlesson-search-status")
         assert status.get_attribute("role") == "status"
-        status.filter(has_text="Search finished").wait_for(timeout=30_000)
+        status.filter(has_text="Search finished").wait_for(timeout=HANG_MS)
         words = status.inner_text()
         found = page.locator("#search-results .search-summary").inner_text()
         assert words == found and "pages matching" in words
@@ -204,9 +205,9 @@ def test_the_themes_tooltips_close_with_escape(served):
         else:
             pytest.fail("Tab never reached the sidebar's toggle")
         tooltip = page.locator(".tooltip.show")
-        tooltip.wait_for(timeout=10_000)
+        tooltip.wait_for(timeout=HANG_MS)
         page.keyboard.press("Escape")
-        tooltip.wait_for(state="detached", timeout=10_000)
+        tooltip.wait_for(state="detached", timeout=HANG_MS)
         assert page.evaluate("document.activeElement.classList.contains('primary-toggle')")
 
 
