@@ -26,10 +26,12 @@ from dataclasses import dataclass
 from itertools import cycle
 
 import kvlesson.serving.sweep
-from kvlesson.lesson import explorers, lookahead
+from kvlesson.lesson import explorer_base, explorers, lookahead
 
 LIVE_MS = 100  # a redraw feels instant below this
-explorers.KEPT = 0  # every move computes and draws: a setting seen before is not shown from a keep
+explorer_base.KEPT = (
+    0  # every move computes and draws: a setting seen before is not shown from a keep
+)
 lookahead.ENABLED = False  # ... and no view is computed ahead
 
 

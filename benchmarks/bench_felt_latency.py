@@ -308,7 +308,7 @@ def time_slider(page: Page, box: Locator, row: Locator, moves: int) -> list[Move
     after the first, each marked when its setting was shown before."""
     handle = row.locator("input[type=range]").first
     image = box.locator(".widget-html").last.element_handle()
-    caption = box.locator(".widget-html").nth(-2).element_handle()
+    caption = box.locator(".kvlesson-caption").element_handle()  # the live region
     seen = {position(handle)[0]}
     key, timed = KEYS[0], []
     for press in range(moves + 1):

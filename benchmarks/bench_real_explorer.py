@@ -17,12 +17,14 @@ import statistics
 import time
 from itertools import cycle
 
-from kvlesson.lesson import explorers, lookahead
+from kvlesson.lesson import explorer_base, lookahead
 from kvlesson.lesson.real_server_explorer import PASTED, RealServerExplorer
 from kvlesson.memory.specs import LLAMA_31_8B_CONFIG
 
 LIVE_MS = 100  # a redraw feels instant below this
-explorers.KEPT = 0  # every move computes and draws: a setting seen before is not shown from a keep
+explorer_base.KEPT = (
+    0  # every move computes and draws: a setting seen before is not shown from a keep
+)
 lookahead.ENABLED = False  # ... and no view is computed ahead
 
 

@@ -27,11 +27,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repo root
 from bench_serve import agree, median_seconds  # noqa: E402
 
 import kvlesson as kv  # noqa: E402
-from kvlesson.lesson import explorers, lookahead  # noqa: E402
+from kvlesson.lesson import explorer_base, lookahead  # noqa: E402
 from kvlesson.lesson.traffic_explorer import TrafficExplorer  # noqa: E402
 from kvlesson.serving import capstone  # noqa: E402
 
-explorers.KEPT = 0  # every move computes and draws: a setting seen before is not shown from a keep
+explorer_base.KEPT = (
+    0  # every move computes and draws: a setting seen before is not shown from a keep
+)
 lookahead.ENABLED = False  # ... and no view is computed ahead
 
 MOVES = [

@@ -9,6 +9,10 @@ arrows to move between cells), and nothing patches another library's page. Its f
 a few lines of JavaScript in this file, loaded by anywidget (whose front end comes in its own
 wheel): no network.
 
+Where the options are evenly spaced numbers (the share's 1 to 100), the input's own min, max,
+step and value are those numbers, so that a screen reader that speaks the value rather than
+its text (`aria-valuetext`, the option's label) still says "90", not the position "89".
+
 The kernel's side is the slider ipywidgets would give: `value` (one of the options' values),
 `options` as (label, value) pairs, `min`, `max`, `index`, and `observe(..., names="value")`.
 """
@@ -35,17 +39,20 @@ function render({ model, el }) {
   const input = document.createElement("input");
   input.type = "range";
   input.id = id;
-  input.min = "0";
-  input.step = "1";
   const readout = document.createElement("output");
   readout.setAttribute("for", id);
   readout.setAttribute("aria-hidden", "true");  // the input says its value itself
+  // [first, step] when the options are evenly spaced numbers: the input holds them
+  const line = () => model.get("number_line");
   const show = () => {
     const labels = model.get("labels");
     const text = labels[model.get("index")] ?? "";
+    const [first, step] = line().length ? line() : [0, 1];
     label.textContent = model.get("description");
-    input.max = String(Math.max(labels.length - 1, 0));
-    input.value = String(model.get("index"));
+    input.min = String(first);
+    input.step = String(step);
+    input.max = String(first + step * Math.max(labels.length - 1, 0));
+    input.value = String(first + step * model.get("index"));
     input.setAttribute("aria-valuetext", text);
     readout.textContent = text;
   };
@@ -56,7 +63,8 @@ function render({ model, el }) {
     if (OWN_KEYS.has(event.key)) event.stopPropagation();
   });
   input.addEventListener("input", () => {
-    model.set("index", Number(input.value));
+    const [first, step] = line().length ? line() : [0, 1];
+    model.set("index", Math.round((Number(input.value) - first) / step));
     model.save_changes();
   });
   model.on("change:index", show);
@@ -73,6 +81,8 @@ function render({ model, el }) {
 export default { render };
 """
 
+# the slider's look (and the ring of an explorer's other controls), in JupyterLab and on the
+# website's explorers (kvlesson/delivery/site/moving.py)
 CSS = """
 .kvlesson-slider { display: flex; align-items: center; gap: 8px; margin: 2px 0; }
 .kvlesson-slider label { flex: 0 0 var(--kvlesson-label-width, 180px); text-align: right; }
@@ -80,6 +90,17 @@ CSS = """
 .kvlesson-slider input[type=range]:focus-visible { outline: 3px solid #0072B2;
   outline-offset: 2px; }
 .kvlesson-slider output { flex: 0 0 5em; font-variant-numeric: tabular-nums; }
+/* the explorer's other controls (ipywidgets' dropdowns, text box, button) draw focus as a
+   thin border colour only (ipywidgets 8.1 sets a dropdown's outline none, !important): the
+   same ring as the sliders' (WCAG 2.4.7) */
+.kvlesson-explorer select:focus-visible, .kvlesson-explorer textarea:focus-visible,
+.kvlesson-explorer button:focus-visible { outline: 3px solid #0072B2 !important;
+  outline-offset: 1px; }
+@media (max-width: 560px) {  /* a phone, or 400% zoom: the label above its slider */
+  .kvlesson-slider { flex-wrap: wrap; }
+  .kvlesson-slider label { flex: 1 0 100%; text-align: left; }
+  .kvlesson-slider input[type=range] { min-width: 0; }
+}
 """
 
 
@@ -90,6 +111,7 @@ class Slider(anywidget.AnyWidget):
     _css = t.Unicode(CSS).tag(sync=True)
     description = t.Unicode("").tag(sync=True)
     labels = t.List(t.Unicode()).tag(sync=True)
+    number_line = t.List(t.Float()).tag(sync=True)  # [first, step], or [] (see number_line)
     index = t.Int(0).tag(sync=True)
     value = t.Any()
 
@@ -103,6 +125,7 @@ class Slider(anywidget.AnyWidget):
         super().__init__(
             description=description,
             labels=[label for label, _ in pairs],
+            number_line=list(number_line([label for label, _ in pairs]) or ()),
             index=self._values.index(value),
             value=value,
             **kwargs,
@@ -139,3 +162,20 @@ class Slider(anywidget.AnyWidget):
         return [
             self._values[i] for i in (self.index - 1, self.index + 1) if 0 <= i < len(self._values)
         ]
+
+
+def number_line(labels: Sequence[str]) -> tuple[float, float] | None:
+    """(first, step) when every label is a plain number ("1,024" too) and they are evenly
+    spaced, rising: a range input can then hold the numbers themselves. None otherwise (the
+    caps 1, 2, 4, ...; "none"; a single stop)."""
+    try:
+        values = [float(label.replace(",", "")) for label in labels]
+    except ValueError:
+        return None
+    if len(values) < 2:
+        return None
+    step = values[1] - values[0]
+    evenly = all(
+        abs((b - a) - step) <= 1e-9 * max(1.0, abs(step)) for a, b in zip(values, values[1:])
+    )
+    return (values[0], step) if evenly and step > 0 else None

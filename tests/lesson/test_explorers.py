@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import io
+import json
 import threading
 
 import numpy as np
@@ -13,7 +14,15 @@ from matplotlib.text import Text
 from PIL import Image
 
 import kvlesson as kv
-from kvlesson.lesson import charts, explorers, pause_sentences, sentences, tables
+from kvlesson.lesson import (
+    charts,
+    explorer_base,
+    explorers,
+    pause_sentences,
+    recipe,
+    sentences,
+    tables,
+)
 from kvlesson.lesson.quote import Say
 from support.patience import HANG
 
@@ -96,7 +105,7 @@ def test_the_pause_explorer_replays_the_hand_case():
 )
 def test_a_stored_explorer_is_a_still_with_its_alt_text_and_no_widget_id(make):
     explorer = make()
-    bundle = explorer._repr_mimebundle_()
+    bundle, metadata = explorer._repr_mimebundle_()
     assert bundle["text/plain"].startswith(f"{make.__name__}. A still of this explorer at ")
     assert "run this cell" in bundle["text/plain"] and explorer.alt in bundle["text/plain"]
     assert explorer.setting_words() in bundle["text/plain"]
@@ -104,6 +113,13 @@ def test_a_stored_explorer_is_a_still_with_its_alt_text_and_no_widget_id(make):
     assert f'<img alt="{html.escape(explorer.alt)}" src="data:image/png;base64,' in still
     assert explorer.caption.value in still and "model_id" not in still
     assert "model_id" in bundle["application/vnd.jupyter.widget-view+json"]
+    # beside the still, how to make it again: the website works out its frames from it
+    assert metadata == {explorer_base.RECIPE: explorer.recipe}
+    again = recipe.made_again(json.loads(json.dumps(metadata[explorer_base.RECIPE])))
+    assert type(again) is make and (again.caption.value, again.png) == (
+        explorer.caption.value,
+        explorer.png,
+    )
 
 
 def test_views_are_the_same_sentences_a_notebook_prints():
@@ -340,7 +356,7 @@ def test_sliders_are_as_wide_as_the_charts_with_their_names_in_full():
     for make in MOVES:
         explorer = make()
         for slider in explorer.box.children[:-2]:
-            assert slider.layout.width == explorers.SLIDER_WIDTH == "688px"
+            assert slider.layout.width == explorer_base.SLIDER_WIDTH == "688px"
             descriptions[slider.description] = slider
     assert set(descriptions) == {
         "memory share (%)",
@@ -431,7 +447,7 @@ def test_a_setting_seen_before_is_shown_again_without_computing(make, control, v
 
 
 def test_an_explorer_keeps_only_its_last_settings(monkeypatch):
-    monkeypatch.setattr(explorers, "KEPT", 10)
+    monkeypatch.setattr(explorer_base, "KEPT", 10)
     explorer = explorers.FloorExplorer()
     for share in range(1, 31):
         explorer.share.value = share

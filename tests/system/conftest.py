@@ -1,5 +1,5 @@
-"""The end-to-end tier's shared fixtures: Debian's Chromium (`browser`, `page`), and the course
-with every graded assignment, graded once a run (`graded_course`, support.graded_course), which
+"""The end-to-end tier's shared fixtures: Debian's Chromium (`browser`, `page`), the course's
+website (`built`, `served`, support.site), and the course with every graded assignment, graded once a run (`graded_course`, support.graded_course), which
 test_class_report.py and test_grade_every_assignment.py both read.
 """
 
@@ -9,6 +9,7 @@ import pytest
 
 from support import graded_course as course
 from support.browser import browser, page  # noqa: F401 (fixtures, found by name)
+from support.site import built, served  # noqa: F401 (fixtures: the website, built once a run)
 
 
 @pytest.fixture(scope="session")

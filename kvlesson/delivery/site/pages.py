@@ -1,10 +1,13 @@
-"""A notebook's page: the student's text with the instructor notebook's outputs, never an answer.
+"""A notebook's page: the course's text and outputs, each exercise as a question, no answer.
 
-The text and code come from the release (`notebooks/`): nbgrader has replaced each solution
-and removed the hidden tests. The outputs come from `solutions/`, executed by the build, and
-only on the cells that are neither answer cells nor self-check cells (nbgrader's `solution`,
-`grade` or `task`): there, the outputs hold the answers and the graders' record lines. Cells
-are matched by index, and every other cell's source must be the same on both sides.
+A page is made from the instructor notebook (`solutions/`), never from a student's working
+copy: every cell that is neither an answer nor a self-check keeps its text and the outputs
+the build executed; an answer cell shows its code with the solution cut out and a blank,
+`...`, where the student writes (a written answer: a blank to write in); a self-check cell
+becomes a line saying what it does in the notebook (its code and its stamps are machinery,
+and its hidden tests are the grader's). Nothing between nbgrader's solution or hidden-test
+markers reaches a page, and no output of an answer or a self-check (those hold answers and
+the grader's record lines). The set-up cell's stamps are hidden too.
 """
 
 from __future__ import annotations
@@ -13,18 +16,35 @@ import copy
 import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import Callable
 
 import nbformat
+from nbformat.v4 import new_markdown_cell
+from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 
 from kvlesson.authoring.stamp_places import LOADER  # the set-up cell's stamps: not for reading
 
 RECORD = "KVLESSON-MARK"  # a hidden test's record line
+MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
+CODE_BLANK = "...  # your code"  # where a student writes, on a page
+WORDS_BLANK = (
+    '<div class="kvlesson-blank"><p><b>Your answer</b>, in words, goes here in the notebook.'
+    "</p></div>"
+)
+ANSWER_NOTE = (
+    "**Your answer** goes in the cell below, in the notebook: write your code where it shows `...`."
+)
+SELF_CHECK = (
+    '<p class="kvlesson-self-check"><b>Self-check.</b> In the notebook, a cell here checks the '
+    "answer above when you run it: it prints <i>Self-check passed.</i>, or a hint that starts "
+    "with <i>Not yet</i>.</p>"
+)
 # A relative Markdown link or image: [text](target) or ![alt](target), without a scheme.
 LINK = re.compile(r"(!?)\[([^\]]*)\]\((?![a-z][a-z0-9+.-]*:|#)([^)\s#]+)(#[^)\s]*)?\)")
 
 
 class Mismatch(ValueError):
-    """The release and the instructor notebook do not hold the same cells."""
+    """A notebook the website cannot show as the course wrote it (a marker left in its text)."""
 
 
 def role(cell) -> str:
@@ -37,51 +57,67 @@ def role(cell) -> str:
     return "text"
 
 
+def cleared(source: str, cell_type: str, code: str, words: str) -> str:
+    """An answer's source with its solution replaced as nbgrader replaces it, by `code` (a
+    code cell) or `words` (a written answer), indented where the solution stood."""
+    clear = ClearSolutions(code_stub={"python": code}, text_stub=words, enforce_metadata=False)
+    cell = nbformat.from_dict({"cell_type": cell_type, "source": source, "metadata": {}})
+    clear.preprocess_cell(cell, {"language": "python"}, 0)
+    return cell.source
+
+
+def without_hidden_tests(source: str) -> str:
+    """A test cell's source as nbgrader releases it: hidden tests cleared."""
+    cell = nbformat.from_dict({"cell_type": "code", "source": source, "metadata": {}})
+    ClearHiddenTests(enforce_metadata=False).preprocess_cell(cell, {}, 0)
+    return cell.source
+
+
 @dataclass(frozen=True)
 class PageStats:
-    """What a page shows: cells, outputs copied from solutions/, cells shown without output."""
+    """What a page shows: cells, outputs kept, exercise cells shown as a blank or a line."""
 
     cells: int
     outputs: int
     withheld: int
 
 
-def merged(
-    release: nbformat.NotebookNode, solution: nbformat.NotebookNode, name: str
+Restyle = Callable[[dict], "dict | None"]  # an output in another form for the page, or None
+
+
+def page_of(
+    solution: nbformat.NotebookNode, name: str, restyle: Restyle = lambda output: None
 ) -> tuple[nbformat.NotebookNode, PageStats]:
-    """The release with the solution's outputs on its text cells (see the module)."""
-    if len(release.cells) != len(solution.cells):
-        raise Mismatch(
-            f"{name}: the release has {len(release.cells)} cells, solutions/ "
-            f"{len(solution.cells)}: run kvlesson build"
-        )
-    page = copy.deepcopy(release)
-    outputs = withheld = 0
-    for index, (cell, executed) in enumerate(zip(page.cells, solution.cells)):
+    """The page of an instructor notebook (see the module). `restyle(output)` may give an
+    output of a text cell another form for the page (an explorer, moving): None keeps it."""
+    page = copy.deepcopy(solution)
+    cells, outputs, withheld = [], 0, 0
+    for index, cell in enumerate(page.cells):
         kind = role(cell)
-        if cell.cell_type != executed.cell_type or kind != role(executed):
-            raise Mismatch(
-                f"{name}: cell {index} is a {cell.cell_type} {kind} cell in the "
-                f"release, a {executed.cell_type} {role(executed)} one in solutions/"
-            )
-        if kind == "text" and cell.source != executed.source:
-            raise Mismatch(
-                f"{name}: cell {index} differs between the release and solutions/: "
-                "run kvlesson build"
-            )
         cell.metadata.pop("nbgrader", None)
-        if cell.cell_type != "code":
-            continue
         if kind == "text":
-            cell.outputs = [without_records(o) for o in copy.deepcopy(executed.outputs)]
-            cell.execution_count = executed.execution_count
-            outputs += len(cell.outputs)
-        else:
+            if any(marker in cell.source for marker in MARKERS):
+                raise Mismatch(f"{name}: cell {index} holds an nbgrader marker outside an exercise")
+            if cell.cell_type == "code":
+                kept = [restyle(output) or without_records(output) for output in cell.outputs]
+                cell.outputs = kept
+                outputs += len(kept)
+                if LOADER in cell.source:
+                    cell.metadata.setdefault("tags", []).append("remove-input")
+            cells.append(cell)
+        elif kind == "answer" and cell.cell_type == "code":
+            cell.source = cleared(cell.source, "code", CODE_BLANK, "")
             cell.outputs, cell.execution_count = [], None
+            cell.metadata.setdefault("tags", []).append("kvlesson-answer")  # its blank, drawn
+            cells += [new_markdown_cell(ANSWER_NOTE), cell]
             withheld += 1
-        if LOADER in cell.source:
-            tags = cell.metadata.setdefault("tags", [])
-            tags.append("remove-input")
+        elif kind == "answer":
+            cells.append(new_markdown_cell(WORDS_BLANK))
+            withheld += 1
+        else:
+            cells.append(new_markdown_cell(SELF_CHECK))
+            withheld += 1
+    page.cells = cells
     page.metadata.pop("widgets", None)
     return page, PageStats(len(page.cells), outputs, withheld)
 
