@@ -34,6 +34,8 @@ NAMED = [
 PATHS_ONLY = [
     p for p in ROOT.glob("tests/**/*.py") if p.name != "test_references.py"
 ]  # not its own examples
+# a file's name that starts like a module (the site's logo, kvlesson.svg), not a dotted name
+FILE_NAME = re.compile(r"\.(svg|png|css|js|html|json|toml|ipynb|txt|md|csv)$")
 EXTERNAL_PATHS = {ROOT / "docs" / "fidelity.md"}  # its paths are files of vLLM's source
 
 
@@ -69,7 +71,7 @@ def stale(paths: list[Path], dotted: bool) -> list[str]:
             found += [
                 f"{path.name}: {name}"
                 for name in DOTTED.findall(text)
-                if not resolves(name.rstrip("."))
+                if not FILE_NAME.search(name) and not resolves(name.rstrip("."))
             ]
     return sorted(set(found))
 
