@@ -50,7 +50,7 @@ NAMES = [path.parent.name for path in SOLUTIONS]
 RUN_TIMEOUT = 300  # seconds for one whole `course for` run; it takes about 35 here
 COURSE_FOR = (
     "import sys; from pathlib import Path; "
-    "from kvlesson.authoring.command import course_for; "
+    "from kvlesson.authoring.course_for import course_for; "
     "course_for(Path(sys.argv[1]), sys.argv[2], sys.argv[3], root=Path(sys.argv[4]))"
 )
 
@@ -360,6 +360,8 @@ def test_from_a_students_notebook_folder_with_a_models_config(tmp_path):
         "A100_80GB",
         "--model-config",
         str(config),
+        "--name",
+        "Qwen2.5-1.5B",  # the config names its architecture only: Qwen2ForCausalLM
         "00_start_here",
     ]
     try:
