@@ -3,6 +3,8 @@
     kvlesson numbers [--gpu ...]        every number the lesson quotes, section by section
     kvlesson open [--instructor]        the course in JupyterLab
     kvlesson build [ASSIGNMENT ...]     execute solutions/, regenerate notebooks/ and keys/
+    kvlesson exercise ASSIGNMENT NAME   a new exercise's cells in an instructor notebook
+    kvlesson check ASSIGNMENT NAME      every check of one exercise, and what to change
     kvlesson for --gpu G --out DIR      the course for other hardware
     kvlesson grade ASSIGNMENT ...       grade a whole class, each submission in the box
     kvlesson report [ASSIGNMENT ...]    the class report of what is graded
@@ -11,8 +13,8 @@
 `python -m kvlesson VERB ...` is the same command. Each verb lives in the module that does its
 job (the table VERBS), which gives its arguments and runs it; only the verb asked for is
 imported, so `kvlesson numbers` starts without nbgrader. The addresses of earlier releases
-(`python -m kvlesson.grade`, `.course`, `.student`, `.box`, `python -m kvlesson --gpu ...`)
-are gone (CHANGELOG.md, 2026-12-07).
+(a module of its own per job, and the numbers without a verb) are gone: CHANGELOG.md
+(2026-12-07) says what to type now.
 """
 
 from __future__ import annotations
@@ -59,6 +61,16 @@ VERBS = {
         "kvlesson.authoring.build",
         "",
         "execute solutions/, stamp the self-checks, write keys/ and release notebooks/",
+    ),
+    "exercise": Verb(
+        "kvlesson.authoring.scaffold",
+        "",
+        "write a new exercise's cells into an instructor notebook, ready to edit",
+    ),
+    "check": Verb(
+        "kvlesson.authoring.exercise_check",
+        "",
+        "every check of one exercise (build first if it changed), and what to change",
     ),
     "generate": Verb(
         "kvlesson.authoring.generate",

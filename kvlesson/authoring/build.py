@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import io
+import json
 import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -93,10 +95,21 @@ def execute(job: Job) -> None:
             if "execution_count" in output:
                 output["execution_count"] = count
     nbformat.write(clean(nb), stored)
+    key["built_from"] = source_digest(nb)  # what `kvlesson check` tells a changed notebook by
     sources = [c.source for c in nb.cells if c.cell_type == "code"]
     built = key_path(job.path.parents[2], job.name)  # the course's own build's key
     key.update(tables_for(sources, built, same_code_only=search))
     write_key(key_path(job.root, job.name), key)
+
+
+def source_digest(nb: nbformat.NotebookNode) -> str:
+    """A digest of what an instructor writes in a notebook: each cell's kind, source, nbgrader
+    metadata and tags (not its outputs, nor what JupyterLab adds when it saves one)."""
+    cells = [
+        [c.cell_type, c.source, c.metadata.get("nbgrader"), c.metadata.get("tags")]
+        for c in nb.cells
+    ]
+    return hashlib.sha256(json.dumps(cells, sort_keys=True).encode()).hexdigest()
 
 
 def _executed(job: Job, capture: bool = True) -> str:

@@ -51,8 +51,9 @@ WARNED = {
 }
 
 
-def cells() -> list[tuple[str, str, str, str]]:
-    """(assignment, grade id, the exercise's text, the released test cell) per exercise."""
+def cells() -> list[tuple[str, str, str, str, str]]:
+    """(assignment, grade id, the exercise's text, the released test cell, the instructor's
+    test cell) per exercise."""
     found = []
     for path in command.notebook_paths(ROOT / "solutions"):
         nb = nbformat.read(path, as_version=4)
@@ -64,7 +65,7 @@ def cells() -> list[tuple[str, str, str, str]]:
                 text = cell.source
             if notebooks.is_test_cell(cell):
                 grade_id = notebooks.meta(cell)["grade_id"]
-                found.append((path.parent.name, grade_id, text, shown[grade_id]))
+                found.append((path.parent.name, grade_id, text, shown[grade_id], cell.source))
     return found
 
 
@@ -78,7 +79,7 @@ def visible(source: str) -> list[ast.Call]:
 
 @pytest.mark.parametrize("grade_id", sorted(WARNED))
 def test_every_case_the_text_warns_about_is_in_the_self_check(grade_id):
-    [(_, _, text, released)] = [c for c in CELLS if c[1] == grade_id]
+    [(_, _, text, released, _)] = [c for c in CELLS if c[1] == grade_id]
     labels = [probe.args[0].value for probe in visible(released)]
     for warning, label in WARNED[grade_id]:
         said = " ".join(text.split())  # the text as read, whatever its line breaks
@@ -88,8 +89,10 @@ def test_every_case_the_text_warns_about_is_in_the_self_check(grade_id):
         assert label in labels, f"{grade_id} warns {warning!r}; its self-check never tries it"
 
 
-@pytest.mark.parametrize("assignment, grade_id, text, released", CELLS, ids=[c[1] for c in CELLS])
-def test_no_yes_or_no_is_checked_alone(assignment, grade_id, text, released):
+@pytest.mark.parametrize(
+    "assignment, grade_id, text, released, _", CELLS, ids=[c[1] for c in CELLS]
+)
+def test_no_yes_or_no_is_checked_alone(assignment, grade_id, text, released, _):
     """A student who could flip a yes or no until the self-check passes would learn nothing:
     a yes or no the student writes as a variable sits beside a number that decides it (the
     self-check looks at it only once that number is right); one about a function's calls is
@@ -110,12 +113,10 @@ def test_no_yes_or_no_is_checked_alone(assignment, grade_id, text, released):
                 assert "yes_no" in hints, f"{grade_id}: {label} needs the cell's own words"
 
 
-def test_every_declared_mistake_is_written_out():
+@pytest.mark.parametrize("source", [c[4] for c in CELLS], ids=[c[1] for c in CELLS])
+def test_every_declared_mistake_is_written_out(source):
     """The build reads an exercise's declared mistakes without running the cell: a dict of
-    text, each a wrong answer cell that parses, and its hint."""
-    for path in command.notebook_paths(ROOT / "solutions"):
-        for cell in nbformat.read(path, as_version=4).cells:
-            if notebooks.is_test_cell(cell):
-                for name, (code, hint) in probe_search.declared_mistakes(cell.source).items():
-                    ast.parse(code)
-                    assert name and hint.endswith("."), (name, hint)
+    text, each a wrong answer cell that parses, and its hint, a sentence."""
+    for name, (code, hint) in probe_search.declared_mistakes(source).items():
+        ast.parse(code)
+        assert name and hint.endswith("."), (name, hint)

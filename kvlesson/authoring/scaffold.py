@@ -1,0 +1,292 @@
+"""`kvlesson exercise`: a new exercise's cells in an instructor notebook, ready to edit.
+
+    kvlesson exercise 02_ceiling ex2_3                      # after the notebook's last exercise
+    kvlesson exercise 02_ceiling ex2_3 --after ex2_2 --points 2 --function blocks_in_gib
+
+It writes three cells into solutions/<assignment>/<notebook>.ipynb, each with the nbgrader
+metadata the course's exercises carry (docs/self-checks.md): the question (markdown), the
+answer cell (solution markers), and the test cell (the hidden part that declares the
+exercise's rules and records it for the grade; the visible self-check, `stamp=""` for the
+build to fill). They hold a small exercise that builds and checks as it is (the cache of one
+chat, in GB), to be changed into one's own; and, in tests/authoring/test_selfchecks.py's
+`HAND`, three wrong answers of a student's own for it, to be replaced with the new
+exercise's. Then `kvlesson build ASSIGNMENT` and `kvlesson check ASSIGNMENT NAME`
+(docs/first-exercise.md walks through it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from kvlesson.authoring import hand_table
+from kvlesson.authoring.command import ROOT, chosen
+from kvlesson.authoring.kernel import top_level_names
+from kvlesson.grading.course.notebooks import grade_id_of, is_answer_cell, meta
+
+NAME = re.compile(r"^[a-z][a-z0-9_]{0,40}$")  # a grade id's stem, as the course writes them
+NUMBERED = re.compile(r"^ex(\d+)_(\d+)$")  # ex2_3: Exercise 2.3
+SELFCHECK_IMPORT = "from kvlesson.grading.checks import selfcheck"
+DEFAULT_FUNCTION = "chat_cache_gb"
+DEFAULT_TITLE = "the cache of one chat"
+
+
+@dataclass(frozen=True)
+class NewExercise:
+    """An exercise to write: its name (the stem of its grade ids), the function the student
+    writes, its points and its title."""
+
+    name: str
+    function: str = DEFAULT_FUNCTION
+    points: float = 1
+    title: str = DEFAULT_TITLE
+
+    @property
+    def heading(self) -> str:
+        """ "Exercise 2.3" for ex2_3; "Exercise ex_blocks" for a name with no number."""
+        numbered = NUMBERED.match(self.name)
+        return f"Exercise {numbered[1]}.{numbered[2]}" if numbered else f"Exercise {self.name}"
+
+    def cells(self) -> list[nbformat.NotebookNode]:
+        """The question, the answer cell and the test cell, with their nbgrader metadata."""
+        return [
+            nbformat.v4.new_markdown_cell(self._question()),
+            nbformat.v4.new_code_cell(self._answer(), metadata=_nbgrader(self.name + "_answer")),
+            nbformat.v4.new_code_cell(
+                self._tests(), metadata=_nbgrader(self.name + "_tests", self.points)
+            ),
+        ]
+
+    def _question(self) -> str:
+        return (
+            f"## {self.heading}: {self.title}\n\n"
+            f"Write `{self.function}(tokens)`: the KV cache one chat of `tokens` tokens takes "
+            f"with this notebook's `model`, in GB (`1e9` bytes), counted in whole blocks of "
+            f"`kv.BLOCK_TOKENS` tokens: a block only partly filled counts whole. Return a "
+            f"number (checked to three decimals). Do not call `kv.blocks_for`: the grade gives "
+            f"no point for an answer that calls it."
+        )
+
+    def _answer(self) -> str:
+        return (
+            f"def {self.function}(tokens):\n"
+            f'    """The KV cache of a chat of `tokens` tokens, in GB, in whole blocks."""\n'
+            f"    ### BEGIN SOLUTION\n"
+            f"    blocks = -(-tokens // kv.BLOCK_TOKENS)\n"
+            f"    return blocks * kv.BLOCK_TOKENS * model.bytes_per_token / 1e9\n"
+            f"    ### END SOLUTION"
+        )
+
+    def _tests(self) -> str:
+        f, forbidden = self.function, '("blocks_for",)'
+        return (
+            f"# Self-check for {self.heading}: chats the notebook does not show, some not a "
+            f"whole number of blocks\n"
+            f"### BEGIN HIDDEN TESTS\n"
+            f"# kvlesson exercise wrote this example: make the question, the answer, the\n"
+            f"# rules and the probes your own (docs/first-exercise.md, docs/self-checks.md)\n"
+            f"from kvlesson.grading.checks.rules import declare\n"
+            f"declare(\n"
+            f"    domain=lambda tokens: isinstance(tokens, int) and tokens >= 1,  # a chat\n"
+            f"    authority=lambda tokens: kv.blocks_for(tokens) * kv.BLOCK_TOKENS "
+            f"* model.bytes_per_token / 1e9,\n"
+            f'    mistakes={{"tokens, not whole blocks": (\n'
+            f'        "def {f}(tokens):\\n    return tokens * model.bytes_per_token / 1e9",\n'
+            f'        "a chat takes whole blocks of `kv.BLOCK_TOKENS` tokens: round its tokens "\n'
+            f'        "up to whole blocks before you count their bytes.")}},\n'
+            f")\n"
+            f'selfcheck.record("{self.name}_tests", [\n'
+            f'    selfcheck.number(f"{f}({{tokens}})", lambda tokens=tokens: {f}(tokens), '
+            f'"GB", 3)\n'
+            f"    for tokens in (3, 1_000, 77_777)\n"
+            f"], forbidden={forbidden})\n"
+            f"### END HIDDEN TESTS\n"
+            f"selfcheck.verify([\n"
+            f'    selfcheck.number("{f}(5)", lambda: {f}(5), "GB", 3),\n'
+            f'    selfcheck.number("{f}(12_345)", lambda: {f}(12_345), "GB", 3),\n'
+            f'], hints={{"else": "Re-read the exercise: whole blocks of `kv.BLOCK_TOKENS` '
+            f'tokens, "\n'
+            f'                  "`model.bytes_per_token` bytes a token, and GB of 1e9 bytes."}},\n'
+            f'   forbidden={forbidden}, stamp="")'
+        )
+
+    def hand(self) -> list[tuple[str, str, str | None]]:
+        """Three wrong answers of a student's own for the example, for `HAND`."""
+        f = self.function
+        blocks = "-(-tokens // kv.BLOCK_TOKENS)"
+        return [
+            (
+                "bytes, not GB",
+                f"def {f}(tokens):\n    return {blocks} * kv.BLOCK_TOKENS * model.bytes_per_token",
+                "looks like it is in bytes; the question asks for GB",
+            ),
+            (
+                "every attention head cached",
+                f"def {f}(tokens):\n    per_token = 2 * model.layers * model.heads * "
+                f"model.head_size * model.bytes_per_number\n"
+                f"    return {blocks} * kv.BLOCK_TOKENS * per_token / 1e9",
+                None,
+            ),
+            (
+                "a block for each token",
+                f"def {f}(tokens):\n    return tokens * kv.BLOCK_TOKENS * model.bytes_per_token / 1e9",
+                None,
+            ),
+        ]
+
+
+def _nbgrader(grade_id: str, points: float | None = None) -> dict:
+    """A cell's nbgrader metadata: an autograded answer cell, or (with points) its test cell."""
+    test = points is not None
+    found = {
+        "grade": test,
+        "grade_id": grade_id,
+        "locked": test,
+        "schema_version": 3,
+        "solution": not test,
+        "task": False,
+    }
+    if test and float(points).is_integer():
+        points = int(points)  # 1, as the course's cells have it, not 1.0
+    return {"nbgrader": {**found, "points": points} if test else found}
+
+
+def notebook_of(root: Path, assignment: str) -> Path:
+    """The instructor notebook of `assignment`, or a clear refusal."""
+    [name] = chosen([assignment], root)
+    found = sorted((root / "solutions" / name).glob("*.ipynb"))
+    if len(found) != 1:
+        raise ValueError(f"solutions/{name} holds {len(found)} notebooks; an assignment has one")
+    return found[0]
+
+
+def refuse_taken(nb, exercise: NewExercise) -> None:
+    """A clear refusal for a name or a function the notebook already has."""
+    if not NAME.match(exercise.name) or exercise.name.endswith(("_answer", "_tests")):
+        raise ValueError(
+            f"name must be a short lower-case name such as ex2_3 (its cells become "
+            f"ex2_3_answer and ex2_3_tests), got {exercise.name!r}"
+        )
+    if not exercise.function.isidentifier():
+        raise ValueError(f"function must be a Python name, got {exercise.function!r}")
+    ids = [grade_id_of(cell) for cell in nb.cells if grade_id_of(cell)]
+    taken = {exercise.name, f"{exercise.name}_answer", f"{exercise.name}_tests"} & set(ids)
+    if taken:
+        raise ValueError(
+            f"name {exercise.name} is taken: the notebook has {', '.join(sorted(taken))} "
+            f"(its graded cells are {', '.join(ids)})"
+        )
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and exercise.function in top_level_names(cell.source):
+            raise ValueError(
+                f"function {exercise.function} is already defined in the notebook (cell "
+                f"{index}): give the new exercise's function another name with --function"
+            )
+
+
+def place(nb, after: str | None) -> int:
+    """Where the new cells go: after the graded cell `after` names (a grade id, or an
+    exercise's name for its test cell), by default after the notebook's last graded cell
+    (or at its end); never between an answer cell and its test cell."""
+    graded = {grade_id_of(c): i for i, c in enumerate(nb.cells) if meta(c).get("grade")}
+    answers = {grade_id_of(c): i for i, c in enumerate(nb.cells) if is_answer_cell(c)}
+    if after is None:
+        return max(graded.values(), default=len(nb.cells) - 1) + 1
+    if after in answers:
+        raise ValueError(
+            f"after {after}: that is an answer cell, and its test cell must follow it; "
+            f"give the test cell, {after.removesuffix('_answer')}_tests"
+        )
+    index = graded.get(after, graded.get(f"{after}_tests"))
+    if index is None:
+        raise ValueError(
+            f"after {after}: the notebook has no graded cell of that name; "
+            f"it can go after {', '.join(graded) or 'none (leave --after out)'}"
+        )
+    return index + 1
+
+
+def with_selfcheck_import(nb) -> None:
+    """The notebook's setup cell imports the self-checks (the build puts their stamps
+    there): added after `import kvlesson as kv` where a notebook has none (a reading page)."""
+    if any(SELFCHECK_IMPORT in c.source.splitlines() for c in nb.cells if c.cell_type == "code"):
+        return
+    for cell in nb.cells:
+        lines = cell.source.splitlines() if cell.cell_type == "code" else []
+        if "import kvlesson as kv" in lines:
+            at = lines.index("import kvlesson as kv") + 1
+            cell.source = "\n".join([*lines[:at], SELFCHECK_IMPORT, *lines[at:]])
+            return
+    raise ValueError("no cell imports kvlesson (import kvlesson as kv): the notebook has no setup")
+
+
+@dataclass(frozen=True)
+class Added:
+    """What `add_exercise` wrote: the notebook, where the cells went, and the HAND file."""
+
+    notebook: Path
+    index: int
+    hand: Path | None
+
+
+def add_exercise(
+    root: Path, assignment: str, exercise: NewExercise, after: str | None = None
+) -> Added:
+    """Write `exercise`'s cells into the instructor notebook of `assignment` in the course
+    root `root` (after `after`), and its wrong answers into the root's HAND table if it
+    has the tests; nothing is written when anything is refused."""
+    if not (math.isfinite(exercise.points) and exercise.points > 0):
+        raise ValueError(f"points must be a number more than 0, got {exercise.points}")
+    path = notebook_of(root, assignment)
+    nb = nbformat.read(path, as_version=4)
+    refuse_taken(nb, exercise)
+    index = place(nb, after)
+    table = root / hand_table.TABLE
+    text = None
+    if table.is_file():
+        text = hand_table.with_entry(table.read_text(), f"{exercise.name}_tests", exercise.hand())
+    with_selfcheck_import(nb)
+    nb.cells[index:index] = exercise.cells()
+    nbformat.validate(nb)
+    nbformat.write(nb, path)
+    if text is not None:
+        table.write_text(text)
+    return Added(path, index, table if text is not None else None)
+
+
+def arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("assignment", metavar="ASSIGNMENT", help="a folder of solutions/")
+    parser.add_argument("name", metavar="NAME", help="the exercise's name: ex2_3")
+    parser.add_argument(
+        "--after",
+        metavar="ID",
+        help="a graded cell's id or an exercise's name (ex2_2); default: after the last one",
+    )
+    parser.add_argument(
+        "--points", type=float, default=1, help="what the exercise is worth (default 1)"
+    )
+    parser.add_argument(
+        "--function",
+        default=DEFAULT_FUNCTION,
+        help=f"the function the student writes (default {DEFAULT_FUNCTION})",
+    )
+    parser.add_argument("--title", default=DEFAULT_TITLE, help="the exercise's title")
+
+
+def run(args: argparse.Namespace) -> int:
+    exercise = NewExercise(args.name, args.function, args.points, args.title)
+    added = add_exercise(ROOT, args.assignment, exercise, args.after)
+    where = added.notebook.relative_to(ROOT)
+    print(f"{exercise.heading} written into {where} (cells {added.index} to {added.index + 2})")
+    if added.hand is not None:
+        print(f"its wrong answers of a student's own: HAND in {added.hand.relative_to(ROOT)}")
+    print(
+        f"next: kvlesson build {args.assignment}, then kvlesson check {args.assignment} "
+        f"{args.name}; then make it your own (docs/first-exercise.md)"
+    )
+    return 0

@@ -1,0 +1,70 @@
+"""docs/first-exercise.md's machine steps on a copy of the course: `kvlesson exercise` writes
+an exercise, `kvlesson check` builds it (the notebook changed) and passes every check of it;
+a wrong answer of a student's own missing from HAND is a check to change, said in words; a
+changed question is built again. The wider tests the check stands for are the course's own
+(tests/authoring, tests/system/test_notebooks.py): the check runs them, for one exercise.
+
+The copy holds 02_ceiling and the tests; its kernels import this repository's kvlesson."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from kvlesson.authoring import command, exercise_check, hand_table
+from kvlesson.authoring.scaffold import NewExercise, add_exercise
+from support.paths import ROOT
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    root = command.copy_course(tmp_path_factory.mktemp("first") / "course", ["02_ceiling"])
+    shutil.copytree(ROOT / "notebooks" / "02_ceiling", root / "notebooks" / "02_ceiling")
+    shutil.copy(ROOT / "pyproject.toml", root)
+    shutil.copytree(
+        ROOT / "tests", root / "tests", ignore=shutil.ignore_patterns("__pycache__", "artifacts")
+    )
+    return root
+
+
+def test_an_exercise_written_built_and_checked(course, capsys):
+    add_exercise(course, "02_ceiling", NewExercise("ex2_3"), after="ex2_2")
+    outcomes = exercise_check.check(course, "02_ceiling", "ex2_3")
+    said = capsys.readouterr().out
+    assert "changed since it was built: kvlesson build 02_ceiling" in said  # built first
+    assert [o for o in outcomes if not o.passed] == []
+    checked = {o.what for o in outcomes}
+    assert {
+        "the self checks reject what the grade rejects",
+        "every key is true",
+        "each exercise has wrong answers of a students own",
+        "no answer is in view of its question",
+        "every quantity in the prose is an output of the notebook",
+        "every unanswered release fails its tests",
+        "the notebook for H100_80GB at a 50% share",
+    } <= checked
+    [lies] = [o.said for o in outcomes if o.what == "the self checks reject what the grade rejects"]
+    assert lies.startswith("ex2_3_tests:") and "0 lies, 0 blind" in lies
+
+
+def test_what_to_change_is_said_and_a_changed_question_is_built_again(course, capsys):
+    table = course / hand_table.TABLE
+    text = table.read_text()
+    start = text.index('    "ex2_3_tests": [')
+    end = text.index("    ],\n", start)
+    table.write_text(text[:start] + '    "ex2_3_tests": [\n' + text[end:])  # no wrong answer
+    [path] = (course / "solutions" / "02_ceiling").glob("*.ipynb")
+    nb = nbformat.read(path, as_version=4)
+    [question] = [c for c in nb.cells if c.source.startswith("## Exercise 2.3")]
+    question.source = question.source.replace("the cache of one chat", "one chat's cache")
+    nbformat.write(nb, path)
+    outcomes = exercise_check.check(course, "02_ceiling", "ex2_3")
+    assert "changed since it was built" in capsys.readouterr().out
+    [change] = [o for o in outcomes if not o.passed]
+    assert change.what == "each exercise has wrong answers of a students own"
+    assert "add at least 3 to HAND['ex2_3_tests'] in tests/authoring/test_selfchecks.py" in (
+        change.said
+    )
