@@ -1,6 +1,6 @@
 """`kvlesson exercise`: a new exercise's cells in an instructor notebook, ready to edit.
 
-    kvlesson exercise 02_ceiling ex2_3                      # after the notebook's last exercise
+    kvlesson exercise 02_ceiling                 # the next name, after the last exercise
     kvlesson exercise 02_ceiling ex2_3 --after ex2_2 --points 2 --function blocks_in_gib
 
 It writes three cells into solutions/<assignment>/<notebook>.ipynb, each with the nbgrader
@@ -10,7 +10,7 @@ exercise's rules and records it for the grade; the visible self-check, `stamp=""
 build to fill). They hold a small exercise that builds and checks as it is (the cache of one
 chat, in GB), to be changed into one's own; and, in tests/authoring/test_selfchecks.py's
 `HAND`, three wrong answers of a student's own for it, to be replaced with the new
-exercise's. Then `kvlesson build ASSIGNMENT` and `kvlesson check ASSIGNMENT NAME`
+exercise's. Then `kvlesson check ASSIGNMENT NAME`, which builds the notebook first
 (docs/first-exercise.md walks through it).
 """
 
@@ -165,6 +165,29 @@ def notebook_of(root: Path, assignment: str) -> Path:
     return found[0]
 
 
+def next_free(nb, assignment: str) -> NewExercise:
+    """The example exercise under the next name the notebook does not have: ex2_3 after
+    Exercise 2.2 in 02_ceiling (ex_1, ex_2... where the folder has no number), and a function
+    no cell defines."""
+    taken = {grade_id_of(c) for c in nb.cells} | {
+        name for c in nb.cells if c.cell_type == "code" for name in top_level_names(c.source)
+    }
+    stem = assignment.split("_", 1)[0]
+    prefix = f"ex{int(stem)}_" if stem.isdigit() else "ex_"
+    numbers = [int(g[len(prefix) :].split("_")[0]) for g in taken if g and _numbered(g, prefix)]
+    name = f"{prefix}{max(numbers, default=0) + 1}"
+    function = next(
+        f
+        for f in (DEFAULT_FUNCTION, *(f"{DEFAULT_FUNCTION}_{n}" for n in range(2, 1000)))
+        if f not in taken
+    )
+    return NewExercise(name, function)
+
+
+def _numbered(grade_id: str, prefix: str) -> bool:
+    return grade_id.startswith(prefix) and grade_id[len(prefix) :].split("_")[0].isdigit()
+
+
 def refuse_taken(nb, exercise: NewExercise) -> None:
     """A clear refusal for a name or a function the notebook already has."""
     if not NAME.match(exercise.name) or exercise.name.endswith(("_answer", "_tests")):
@@ -261,7 +284,12 @@ def add_exercise(
 
 def arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("assignment", metavar="ASSIGNMENT", help="a folder of solutions/")
-    parser.add_argument("name", metavar="NAME", help="the exercise's name: ex2_3")
+    parser.add_argument(
+        "name",
+        nargs="?",
+        metavar="NAME",
+        help="the exercise's name, ex2_3 (default: the notebook's next, after its last)",
+    )
     parser.add_argument(
         "--after",
         metavar="ID",
@@ -272,21 +300,26 @@ def arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--function",
-        default=DEFAULT_FUNCTION,
-        help=f"the function the student writes (default {DEFAULT_FUNCTION})",
+        help=f"the function the student writes (default {DEFAULT_FUNCTION}, if the notebook "
+        f"has none of that name)",
     )
     parser.add_argument("--title", default=DEFAULT_TITLE, help="the exercise's title")
 
 
 def run(args: argparse.Namespace) -> int:
-    exercise = NewExercise(args.name, args.function, args.points, args.title)
+    free = next_free(
+        nbformat.read(notebook_of(ROOT, args.assignment), as_version=4), args.assignment
+    )
+    exercise = NewExercise(
+        args.name or free.name, args.function or free.function, args.points, args.title
+    )
     added = add_exercise(ROOT, args.assignment, exercise, args.after)
     where = added.notebook.relative_to(ROOT)
     print(f"{exercise.heading} written into {where} (cells {added.index} to {added.index + 2})")
     if added.hand is not None:
         print(f"its wrong answers of a student's own: HAND in {added.hand.relative_to(ROOT)}")
     print(
-        f"next: kvlesson build {args.assignment}, then kvlesson check {args.assignment} "
-        f"{args.name}; then make it your own (docs/first-exercise.md)"
+        f"next: kvlesson check {args.assignment} {exercise.name} (it builds the notebook "
+        f"first); then make it your own (docs/first-exercise.md)"
     )
     return 0

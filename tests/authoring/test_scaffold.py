@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import nbformat
@@ -16,7 +17,7 @@ import pytest
 
 from kvlesson.authoring import command, hand_table, probe_search
 from kvlesson.authoring.kernel import top_level_names
-from kvlesson.authoring.scaffold import NewExercise, add_exercise
+from kvlesson.authoring.scaffold import NewExercise, add_exercise, next_free
 from kvlesson.grading.course.notebooks import grade_id_of, is_answer_cell, is_test_cell, meta
 from support.paths import ROOT
 
@@ -30,6 +31,13 @@ def course(tmp_path) -> Path:
     return root
 
 
+def fresh(course: Path, name: str = "02_ceiling") -> NewExercise:
+    """The example under a name and a function the notebook does not have yet (whatever
+    exercises the repository has gained since these tests were written)."""
+    [path] = (course / "solutions" / name).glob("*.ipynb")
+    return next_free(nbformat.read(path, as_version=4), name)
+
+
 def cells_of(root: Path, name: str = "02_ceiling") -> list:
     [path] = (root / "solutions" / name).glob("*.ipynb")
     return nbformat.read(path, as_version=4).cells
@@ -40,15 +48,17 @@ def ids(cells) -> list[str | None]:
 
 
 def test_three_cells_with_the_metadata_of_the_courses_exercises(course):
-    added = add_exercise(course, "02_ceiling", NewExercise("ex2_3", points=2), after="ex2_2")
+    new = replace(fresh(course), points=2)
+    added = add_exercise(course, "02_ceiling", new, after="ex2_2")
     cells = cells_of(course)
     question, answer, test = cells[added.index : added.index + 3]
     assert ids(cells)[added.index - 1] == "ex2_2_tests"  # right after Exercise 2.2
     assert question.cell_type == "markdown"
-    assert question.source.startswith("## Exercise 2.3: the cache of one chat\n")
+    number = new.name.removeprefix("ex2_")
+    assert question.source.startswith(f"## Exercise 2.{number}: the cache of one chat\n")
     assert meta(answer) == {
         "grade": False,
-        "grade_id": "ex2_3_answer",
+        "grade_id": f"{new.name}_answer",
         "locked": False,
         "schema_version": 3,
         "solution": True,
@@ -56,7 +66,7 @@ def test_three_cells_with_the_metadata_of_the_courses_exercises(course):
     }
     assert meta(test) == {
         "grade": True,
-        "grade_id": "ex2_3_tests",
+        "grade_id": f"{new.name}_tests",
         "locked": True,
         "points": 2,
         "schema_version": 3,
@@ -71,21 +81,21 @@ def test_the_cells_are_written_as_the_build_reads_them(course):
     """Solution markers, the hidden part first with one record of the cell's own id, then a
     self-check to stamp; probes the build's search can read, declared mistakes written out,
     the same forbidden functions on both sides, and the function the question names."""
-    add_exercise(course, "02_ceiling", NewExercise("ex2_3", function="cache_of"))
-    [answer] = [c for c in cells_of(course) if grade_id_of(c) == "ex2_3_answer"]
-    [test] = [c for c in cells_of(course) if grade_id_of(c) == "ex2_3_tests"]
+    new = fresh(course)
+    add_exercise(course, "02_ceiling", new)
+    [answer] = [c for c in cells_of(course) if grade_id_of(c) == f"{new.name}_answer"]
+    [test] = [c for c in cells_of(course) if grade_id_of(c) == f"{new.name}_tests"]
     assert "### BEGIN SOLUTION" in answer.source and "### END SOLUTION" in answer.source
-    assert top_level_names(answer.source) == ["cache_of"]
+    assert top_level_names(answer.source) == [new.function]
     hidden, visible = test.source.split("### END HIDDEN TESTS")
-    assert (
-        "### BEGIN HIDDEN TESTS" in hidden and hidden.count('selfcheck.record("ex2_3_tests"') == 1
-    )
+    assert "### BEGIN HIDDEN TESTS" in hidden
+    assert hidden.count(f'selfcheck.record("{new.name}_tests"') == 1
     assert 'stamp=""' in visible and "selfcheck.verify(" in visible
     found = probe_search.Probes.of(test.source).found
-    assert {p.function for p in found} == {"cache_of"}
+    assert {p.function for p in found} == {new.function}
     assert {p.side for p in found} == {"verify", "record"}
     for name, (code, hint) in probe_search.declared_mistakes(test.source).items():
-        assert top_level_names(code) == ["cache_of"] and hint.endswith(".")
+        assert top_level_names(code) == [new.function] and hint.endswith(".")
     forbidden = [
         ast.literal_eval(k.value)
         for node in ast.walk(ast.parse(test.source))
@@ -97,31 +107,35 @@ def test_the_cells_are_written_as_the_build_reads_them(course):
 
 
 def test_its_wrong_answers_of_a_students_own_go_into_hand(course):
-    added = add_exercise(course, "02_ceiling", NewExercise("ex2_3", function="cache_of"))
+    new = fresh(course)
+    added = add_exercise(course, "02_ceiling", new)
     assert added.hand == course / hand_table.TABLE
     tree = ast.parse(added.hand.read_text())
     table = hand_table.table_of(tree)
     entries = dict(zip((ast.literal_eval(k) for k in table.keys), table.values))
-    written = ast.literal_eval(entries["ex2_3_tests"])
+    written = ast.literal_eval(entries[f"{new.name}_tests"])
     assert len(written) == 3
     for label, code, expect in written:
-        assert top_level_names(code) == ["cache_of"], label  # answers to this exercise
+        assert top_level_names(code) == [new.function], label  # answers to this exercise
         assert expect is None or isinstance(expect, str)
-    assert list(entries)[-1] == "ex2_3_tests"  # at the end, the others as they were
+    assert list(entries)[-1] == f"{new.name}_tests"  # at the end, the others as they were
     before = ast.parse((ROOT / hand_table.TABLE).read_text())
     assert len(table.keys) == len(hand_table.table_of(before).keys) + 1
 
 
 def test_by_default_after_the_last_graded_cell(course):
-    add_exercise(course, "02_ceiling", NewExercise("ex2_3"))
+    last = [g for g in ids(cells_of(course)) if g][-1]
+    new = fresh(course)
+    add_exercise(course, "02_ceiling", new)
     graded = [g for g in ids(cells_of(course)) if g]
-    assert graded[-3:] == ["q3_starts_tests", "ex2_3_answer", "ex2_3_tests"]
+    assert graded[-3:] == [last, f"{new.name}_answer", f"{new.name}_tests"]
 
 
 def test_a_reading_page_gets_the_self_checks_import_and_the_cells_at_its_end(course):
-    add_exercise(course, "07_wrap_up", NewExercise("ex7_1"))
+    new = fresh(course, "07_wrap_up")
+    add_exercise(course, "07_wrap_up", new)
     cells = cells_of(course, "07_wrap_up")
-    assert ids(cells)[-2:] == ["ex7_1_answer", "ex7_1_tests"]
+    assert ids(cells)[-2:] == [f"{new.name}_answer", f"{new.name}_tests"]
     setup = next(c for c in cells if "import kvlesson as kv" in c.source)
     lines = setup.source.splitlines()
     assert lines[lines.index("import kvlesson as kv") + 1] == (
@@ -136,44 +150,43 @@ def unchanged(course: Path):
 
 
 @pytest.mark.parametrize(
-    "assignment, exercise, after, said",
+    "assignment, change, after, said",
     [
-        ("02_ceiling", NewExercise("ex2_2"), None, "name ex2_2 is taken: the notebook has"),
-        ("02_ceiling", NewExercise("q3_pool"), None, "name q3_pool is taken"),
-        ("02_cieling", NewExercise("ex2_3"), None, "no assignment 02_cieling .* 02_ceiling"),
-        ("02_ceiling", NewExercise("ex2_3"), "ex2_2_answer", "an answer cell.*ex2_2_tests"),
-        ("02_ceiling", NewExercise("ex2_3"), "ex9_9", "no graded cell of that name.*ex2_1"),
-        ("02_ceiling", NewExercise("Ex 2.3"), None, "short lower-case name such as ex2_3"),
-        ("02_ceiling", NewExercise("ex2_3_tests"), None, "short lower-case name"),
-        ("02_ceiling", NewExercise("ex2_3", "chat_blocks"), None, "chat_blocks is already"),
-        ("02_ceiling", NewExercise("ex2_3", "2fast"), None, "function must be a Python name"),
-        ("02_ceiling", NewExercise("ex2_3", points=0), None, "points must be a number more"),
-        ("02_ceiling", NewExercise("ex2_3", points=float("inf")), None, "points must be"),
-        ("02_ceiling", NewExercise("ex2_3", points=float("nan")), None, "points must be"),
+        ("02_ceiling", {"name": "ex2_2"}, None, "name ex2_2 is taken: the notebook has"),
+        ("02_ceiling", {"name": "q3_pool"}, None, "name q3_pool is taken"),
+        ("02_cieling", {}, None, "no assignment 02_cieling .* 02_ceiling"),
+        ("02_ceiling", {}, "ex2_2_answer", "an answer cell.*ex2_2_tests"),
+        ("02_ceiling", {}, "ex9_99", "no graded cell of that name.*ex2_1"),
+        ("02_ceiling", {"name": "Ex 2.3"}, None, "short lower-case name such as ex2_3"),
+        ("02_ceiling", {"name": "ex2_3_tests"}, None, "short lower-case name"),
+        ("02_ceiling", {"function": "chat_blocks"}, None, "chat_blocks is already"),
+        ("02_ceiling", {"function": "2fast"}, None, "function must be a Python name"),
+        ("02_ceiling", {"points": 0}, None, "points must be a number more"),
+        ("02_ceiling", {"points": float("inf")}, None, "points must be"),
+        ("02_ceiling", {"points": float("nan")}, None, "points must be"),
     ],
 )
-def test_a_refusal_says_why_and_writes_nothing(course, assignment, exercise, after, said):
+def test_a_refusal_says_why_and_writes_nothing(course, assignment, change, after, said):
     before = unchanged(course)
     with pytest.raises(ValueError, match=said):
-        add_exercise(course, assignment, exercise, after)
+        add_exercise(course, assignment, replace(fresh(course), **change), after)
     assert unchanged(course) == before
 
 
 def test_an_exercise_hand_already_holds_is_refused_and_nothing_written(course):
-    table = course / hand_table.TABLE
-    table.write_text(
-        hand_table.with_entry(table.read_text(), "ex2_3_tests", NewExercise("ex2_3").hand())
-    )
+    table, new = course / hand_table.TABLE, fresh(course)
+    table.write_text(hand_table.with_entry(table.read_text(), f"{new.name}_tests", new.hand()))
     before = unchanged(course)
-    with pytest.raises(ValueError, match="has ex2_3_tests already"):
-        add_exercise(course, "02_ceiling", NewExercise("ex2_3"))
+    with pytest.raises(ValueError, match=f"has {new.name}_tests already"):
+        add_exercise(course, "02_ceiling", new)
     assert unchanged(course) == before
 
 
 def test_a_course_without_the_tests_gets_the_cells_alone(course):
     shutil.rmtree(course / "tests")
-    added = add_exercise(course, "02_ceiling", NewExercise("ex2_3"))
-    assert added.hand is None and "ex2_3_tests" in ids(cells_of(course))
+    new = fresh(course)
+    added = add_exercise(course, "02_ceiling", new)
+    assert added.hand is None and f"{new.name}_tests" in ids(cells_of(course))
 
 
 def test_the_last_entry_gets_its_comma_and_a_table_not_closed_on_its_own_line_is_refused():
@@ -186,3 +199,13 @@ def test_the_last_entry_gets_its_comma_and_a_table_not_closed_on_its_own_line_is
         hand_table.with_entry('HAND = {"a": []}\n', "b_tests", [])
     with pytest.raises(ValueError, match="has no HAND"):
         hand_table.with_entry("OTHER = {}\n", "b_tests", [])
+
+
+def test_the_next_free_name_follows_the_notebooks_last_and_its_function_is_free(course):
+    numbers = [int(g.split("_")[1]) for g in ids(cells_of(course)) if g and g.startswith("ex2_")]
+    first = fresh(course)
+    assert first.name == f"ex2_{max(numbers) + 1}"
+    add_exercise(course, "02_ceiling", first)
+    second = fresh(course)
+    assert second.name == f"ex2_{max(numbers) + 2}" and second.function != first.function
+    assert fresh(course, "07_wrap_up").name == "ex7_1"  # a page without exercises

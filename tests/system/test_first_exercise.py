@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from kvlesson.authoring import command, exercise_check, hand_table
-from kvlesson.authoring.scaffold import NewExercise, add_exercise
+from kvlesson.authoring.scaffold import add_exercise, next_free
 from support.paths import ROOT
 
 
@@ -30,9 +30,16 @@ def course(tmp_path_factory) -> Path:
     return root
 
 
-def test_an_exercise_written_built_and_checked(course, capsys):
-    add_exercise(course, "02_ceiling", NewExercise("ex2_3"), after="ex2_2")
-    outcomes = exercise_check.check(course, "02_ceiling", "ex2_3")
+@pytest.fixture(scope="module")
+def new(course):
+    """The example exercise under the notebook's next name (ex2_3 while it has two)."""
+    [path] = (course / "solutions" / "02_ceiling").glob("*.ipynb")
+    return next_free(nbformat.read(path, as_version=4), "02_ceiling")
+
+
+def test_an_exercise_written_built_and_checked(course, new, capsys):
+    add_exercise(course, "02_ceiling", new, after="ex2_2")
+    outcomes = exercise_check.check(course, "02_ceiling", new.name)
     said = capsys.readouterr().out
     assert "changed since it was built: kvlesson build 02_ceiling" in said  # built first
     assert [o for o in outcomes if not o.passed] == []
@@ -47,24 +54,24 @@ def test_an_exercise_written_built_and_checked(course, capsys):
         "the notebook for H100_80GB at a 50% share",
     } <= checked
     [lies] = [o.said for o in outcomes if o.what == "the self checks reject what the grade rejects"]
-    assert lies.startswith("ex2_3_tests:") and "0 lies, 0 blind" in lies
+    assert lies.startswith(f"{new.name}_tests:") and "0 lies, 0 blind" in lies
 
 
-def test_what_to_change_is_said_and_a_changed_question_is_built_again(course, capsys):
-    table = course / hand_table.TABLE
+def test_what_to_change_is_said_and_a_changed_question_is_built_again(course, new, capsys):
+    table, tests = course / hand_table.TABLE, f"{new.name}_tests"
     text = table.read_text()
-    start = text.index('    "ex2_3_tests": [')
+    start = text.index(f'    "{tests}": [')
     end = text.index("    ],\n", start)
-    table.write_text(text[:start] + '    "ex2_3_tests": [\n' + text[end:])  # no wrong answer
+    table.write_text(text[:start] + f'    "{tests}": [\n' + text[end:])  # no wrong answer
     [path] = (course / "solutions" / "02_ceiling").glob("*.ipynb")
     nb = nbformat.read(path, as_version=4)
-    [question] = [c for c in nb.cells if c.source.startswith("## Exercise 2.3")]
+    [question] = [c for c in nb.cells if c.source.startswith(f"## {new.heading}:")]
     question.source = question.source.replace("the cache of one chat", "one chat's cache")
     nbformat.write(nb, path)
-    outcomes = exercise_check.check(course, "02_ceiling", "ex2_3")
+    outcomes = exercise_check.check(course, "02_ceiling", new.name)
     assert "changed since it was built" in capsys.readouterr().out
     [change] = [o for o in outcomes if not o.passed]
     assert change.what == "each exercise has wrong answers of a students own"
-    assert "add at least 3 to HAND['ex2_3_tests'] in tests/authoring/test_selfchecks.py" in (
+    assert f"add at least 3 to HAND[{tests!r}] in tests/authoring/test_selfchecks.py" in (
         change.said
     )
