@@ -9,13 +9,17 @@ The copy holds 02_ceiling and the tests; its kernels import this repository's kv
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from kvlesson.authoring import command, exercise_check, hand_table
+from kvlesson.authoring.probe_cells import declared_mistakes
 from kvlesson.authoring.scaffold import add_exercise, next_free
+from kvlesson.grading.course.notebooks import grade_id_of
 from support.paths import ROOT
 
 
@@ -75,3 +79,24 @@ def test_what_to_change_is_said_and_a_changed_question_is_built_again(course, ne
     assert f"add at least 3 to HAND[{tests!r}] in tests/authoring/test_selfchecks.py" in (
         change.said
     )
+
+
+def test_the_guides_two_submissions(course, new):
+    """Step 6 of docs/first-exercise.md, as written there: Alice answers as the instructor,
+    Bob makes the mistake the exercise declares."""
+    guide = (ROOT / "docs" / "first-exercise.md").read_text()
+    code = guide.split("python - <<'EOF'\n", 1)[1].split("\nEOF\n", 1)[0]
+    code = code.replace("ex2_3", new.name)  # the guide's name, or the next free one here
+    made = subprocess.run([sys.executable, "-"], input=code, cwd=course, text=True)
+    assert made.returncode == 0
+    answers = {}
+    for student in ("alice", "bob"):
+        nb = nbformat.read(course / "submitted" / student / "02_ceiling" / "ceiling.ipynb", 4)
+        [answers[student]] = [c.source for c in nb.cells if grade_id_of(c) == f"{new.name}_answer"]
+    [test] = [
+        c
+        for c in nbformat.read(next((course / "solutions" / "02_ceiling").glob("*.ipynb")), 4).cells
+        if grade_id_of(c) == f"{new.name}_tests"
+    ]
+    [(wrong, _)] = declared_mistakes(test.source).values()
+    assert answers["bob"] == wrong and answers["alice"] != wrong
