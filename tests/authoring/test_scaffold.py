@@ -16,8 +16,9 @@ import nbformat
 import pytest
 
 from kvlesson.authoring import command, hand_table, probe_search
+from kvlesson.authoring.exercise_cells import NewExercise
 from kvlesson.authoring.kernel import top_level_names
-from kvlesson.authoring.scaffold import NewExercise, add_exercise, next_free
+from kvlesson.authoring.scaffold import add_exercise, next_free
 from kvlesson.grading.course.notebooks import grade_id_of, is_answer_cell, is_test_cell, meta
 from support.paths import ROOT
 
