@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from kvlesson.authoring import command, course_for
-from support.paths import ROOT
+from support.paths import DATA, ROOT
 
 
 def a_course(root: Path) -> Path:
@@ -151,20 +151,7 @@ def test_nothing_is_run_for_a_setting_that_cannot_start(tmp_path):
 
 # Qwen2.5 1.5B's config.json, the fields the course reads (Hugging Face, Qwen/Qwen2.5-1.5B):
 # 1,543,714,304 parameters with its tied embeddings and q/k/v biases.
-QWEN25_15B = {
-    "architectures": ["Qwen2ForCausalLM"],
-    "model_type": "qwen2",
-    "hidden_size": 1536,
-    "intermediate_size": 8960,
-    "num_hidden_layers": 28,
-    "num_attention_heads": 12,
-    "num_key_value_heads": 2,
-    "vocab_size": 151936,
-    "tie_word_embeddings": True,
-    "max_position_embeddings": 131072,
-    "torch_dtype": "bfloat16",
-    "rms_norm_eps": 1e-06,
-}
+QWEN25_15B = json.loads((DATA / "model_configs" / "qwen2.5-1.5b.json").read_text())
 
 
 def test_no_parameters_cell_lists_the_cards_or_models_by_hand():

@@ -41,7 +41,7 @@ import kvlesson as kv
 from kvlesson.authoring import command
 from kvlesson.lesson import real_server_numbers, sentences, sweep_sentences, tables
 from kvlesson.memory.startup import PROFILED_BYTES, startup
-from support.paths import ROOT
+from support.paths import DATA, ROOT
 
 SOLUTIONS = sorted(
     p for p in (ROOT / "solutions").glob("*/*.ipynb") if ".ipynb_checkpoints" not in p.parts
@@ -400,18 +400,6 @@ def test_from_a_students_notebook_folder_with_a_models_config(tmp_path):
     assert Validator().validate(str(student)) == {}
 
 
-# Qwen2.5 1.5B's config.json, the fields the course reads (Hugging Face, Qwen/Qwen2.5-1.5B).
-QWEN25_15B = {
-    "architectures": ["Qwen2ForCausalLM"],
-    "model_type": "qwen2",
-    "hidden_size": 1536,
-    "intermediate_size": 8960,
-    "num_hidden_layers": 28,
-    "num_attention_heads": 12,
-    "num_key_value_heads": 2,
-    "vocab_size": 151936,
-    "tie_word_embeddings": True,
-    "max_position_embeddings": 131072,
-    "torch_dtype": "bfloat16",
-    "rms_norm_eps": 1e-06,
-}
+# Qwen2.5 1.5B's config.json, the fields the course reads (Hugging Face, Qwen/Qwen2.5-1.5B):
+# 1,543,714,304 parameters with its tied embeddings and q/k/v biases.
+QWEN25_15B = json.loads((DATA / "model_configs" / "qwen2.5-1.5b.json").read_text())
