@@ -57,6 +57,15 @@ class SearchCache:
         kept = {"source": found.source, "same": found.same, "choice": choice}
         path = self.folder / f"{asked}.json"
         path.write_text(json.dumps({**kept, "uncaught": found.uncaught}))
-        every = sorted(self.folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
+        every = sorted(self.folder.glob("*.json"), key=_age)
         for old in every[:-MOST_KEPT]:
             old.unlink(missing_ok=True)
+
+
+def _age(path: Path) -> float:
+    """When `path` was written; 0 for one another build removed meanwhile (builds run side
+    by side, each keeping its searches in the same folder)."""
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0

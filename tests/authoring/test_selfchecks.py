@@ -894,8 +894,8 @@ def test_each_exercise_has_wrong_answers_of_a_students_own(exercise, runs):
     assert not set(written) & made, f"{grade_id}: a hand-written answer is a generated one"
     [solution] = [o.source for o in results if o.origin == "solution"]
     for label, code, _ in HAND[grade_id]:  # an answer to this exercise, not to another one
-        assert set(bound_names(code)) >= set(bound_names(solution)), (
-            f"{grade_id}: HAND's {label!r} does not define {', '.join(bound_names(solution))}, "
+        assert set(bound_names(code)) & set(bound_names(solution)), (
+            f"{grade_id}: HAND's {label!r} defines none of {', '.join(bound_names(solution))}, "
             f"what the answer cell defines: write it as an answer to this exercise"
         )
 
