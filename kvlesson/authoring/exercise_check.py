@@ -152,6 +152,12 @@ def exercise_tests(root: Path, assignment: str, grade_id: str) -> list[Outcome]:
         import pytest  # noqa: F401 (only whether it is installed)
     except ImportError:
         raise RuntimeError(f"the checks need pytest, in the author extra: {AUTHOR_INSTALL}")
+    missing = [name for name in TESTS if not (root / name).is_file()]
+    if missing:
+        raise RuntimeError(
+            f"the checks are the course repository's own tests, and {root} lacks "
+            f"{', '.join(missing)}: run kvlesson check in a clone of the course repository"
+        )
     with tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch) / "report.jsonl"
         done = subprocess.run(

@@ -144,3 +144,8 @@ def test_the_checks_without_pytest_say_how_to_install_it(course, monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "pytest", None)
     with pytest.raises(RuntimeError, match=r'pip install -e "\.\[author\]" -c constraints.txt'):
         exercise_check.exercise_tests(course, "02_ceiling", "ex2_1_tests")
+
+
+def test_a_course_without_the_tests_is_told_where_the_checks_are(course):
+    with pytest.raises(RuntimeError, match="lacks tests/authoring/test_selfchecks.py.*a clone of"):
+        exercise_check.exercise_tests(course, "02_ceiling", "ex2_1_tests")
