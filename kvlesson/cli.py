@@ -3,6 +3,8 @@
     kvlesson numbers [--gpu ...]        every number the lesson quotes, section by section
     kvlesson open [--instructor]        the course in JupyterLab
     kvlesson build [ASSIGNMENT ...]     execute solutions/, regenerate notebooks/ and keys/
+    kvlesson exercise ASSIGNMENT NAME   a new exercise's cells in an instructor notebook
+    kvlesson check ASSIGNMENT NAME      every check of one exercise, and what to change
     kvlesson for --gpu G --out DIR      the course for other hardware
     kvlesson grade ASSIGNMENT ...       grade a whole class, each submission in the box
     kvlesson report [ASSIGNMENT ...]    the class report of what is graded
@@ -18,8 +20,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -53,18 +57,28 @@ VERBS = {
         "give a JupyterLab the student's interface (Binder, a hub, open)",
     ),
     "build": Verb(
-        "kvlesson.authoring.command",
-        "build",
+        "kvlesson.authoring.build",
+        "",
         "execute solutions/, stamp the self-checks, write keys/ and release notebooks/",
     ),
+    "exercise": Verb(
+        "kvlesson.authoring.scaffold",
+        "",
+        "write a new exercise's cells into an instructor notebook, ready to edit",
+    ),
+    "check": Verb(
+        "kvlesson.authoring.exercise_check",
+        "",
+        "every check of one exercise (build first if it changed), and what to change",
+    ),
     "generate": Verb(
-        "kvlesson.authoring.command",
-        "generate",
+        "kvlesson.authoring.generate",
+        "",
         "record the assignments in the gradebook (a new clone, before a release)",
     ),
     "for": Verb(
-        "kvlesson.authoring.command",
-        "for",
+        "kvlesson.authoring.course_for",
+        "",
         "write the course, executed, for another card, model or setting",
     ),
     "grade": Verb(
@@ -107,8 +121,20 @@ def overview() -> str:
     return "\n".join(lines + ["", hardware()])
 
 
+def own_programs_first() -> None:
+    """This Python's programs first on PATH, so that a verb finds its own environment's
+    tools whatever the PATH it was started with (nbgrader runs `alembic` by name; a
+    notebook's `!` line runs in a JupyterLab whose PATH may lack the environment's bin)."""
+    programs = str(Path(sys.executable).parent)
+    path = os.environ.get("PATH", "")
+    if path.split(os.pathsep)[0] != programs:
+        os.environ["PATH"] = os.pathsep.join([programs, path]) if path else programs
+
+
 def run_verb(verb: str, argv: list[str]) -> int:
-    """Run one verb with its arguments; its exit code."""
+    """Run one verb with its arguments, this environment's programs first on PATH; its
+    exit code."""
+    own_programs_first()
     arguments, run = VERBS[verb].functions()
     parser = argparse.ArgumentParser(
         prog=f"kvlesson {verb}",

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +19,7 @@ import pytest
 import tomllib
 
 from kvlesson import cli
+from kvlesson.authoring.command import copy_course
 from kvlesson.memory.specs import GPUS, MODELS
 from support.command import kvlesson
 from support.paths import ROOT
@@ -96,3 +99,31 @@ def test_the_console_command_prints_what_the_verb_prints_in_process():
         )
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout) == json.loads(kvlesson("numbers", "--json").stdout)
+
+
+def test_a_verb_puts_its_own_environments_programs_first(monkeypatch):
+    """nbgrader runs `alembic` by name: a verb started with a PATH that lacks this
+    environment's programs (a JupyterLab's `!` line, a cron job) must still find it."""
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    cli.own_programs_first()
+    programs = str(Path(sys.executable).parent)
+    assert os.environ["PATH"].split(os.pathsep) == [programs, "/usr/bin", "/bin"]
+    assert shutil.which("alembic") == str(Path(programs) / "alembic")
+    cli.own_programs_first()  # once is enough
+    assert os.environ["PATH"].split(os.pathsep) == [programs, "/usr/bin", "/bin"]
+
+
+@pytest.mark.process
+def test_generate_finds_alembic_with_a_path_that_lacks_it(tmp_path):
+    """The walk of 2026-12-07: `kvlesson build` failed where the venv's bin was not on PATH.
+    A new gradebook asks alembic for its version: `kvlesson generate` makes one."""
+    root = copy_course(tmp_path / "course", ["01_floor_plan"])
+    done = subprocess.run(
+        [sys.executable, "-m", "kvlesson", "generate", "--course", str(root), "01_floor_plan"],
+        cwd=tmp_path,
+        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "recorded in" in done.stdout and (root / "gradebook.db").is_file()

@@ -12,6 +12,11 @@ import ast
 
 import nbformat
 
+# seconds for one batch of the build's own code (every known mistake of an answer, run in
+# the kernel in one request): a cell's limit is the notebook's, this one scales with the
+# mistakes, generous on a busy machine
+BATCH_TIMEOUT = 3600
+
 
 def top_level_names(source: str) -> list[str]:
     """The names a code cell binds at its top level (variables, functions, imports)."""
@@ -42,19 +47,36 @@ class Kernel:
 
     def quietly(self, code: str) -> bool:
         """Run `code` without storing it; False if it raised."""
+        return self._error_of(code) is None
+
+    def must(self, code: str) -> None:
+        """Run `code` without storing it; the build's own code must not fail (a silent
+        failure here once left every self-check without its hints)."""
+        error = self._error_of(code)
+        if error is not None:
+            shown = code if len(code) < 2_000 else code[:2_000] + " ..."
+            raise RuntimeError(
+                f"the build's code failed in the notebook's kernel ({error}):\n{shown}"
+            )
+
+    def _error_of(self, code: str) -> str | None:
+        """Run `code` without storing it: the error it raised, in a line, or None."""
         from nbclient.exceptions import CellExecutionError
 
         cell, first = nbformat.v4.new_code_cell(code), self.client.nb.cells[0]
         try:
             self.client.execute_cell(cell, 0, store_history=False)
-        except CellExecutionError:
-            return False
+        except CellExecutionError as error:
+            return f"{error.ename}: {error.evalue}"
         finally:
             self.client.nb.cells[0] = first  # nbclient stores the cell it ran at the index
-        return True
+        return None
 
-    def must(self, code: str) -> None:
-        """Run `code` without storing it; the build's own code must not fail (a silent
-        failure here once left every self-check without its hints)."""
-        if not self.quietly(code):
-            raise RuntimeError(f"the build's code failed in the notebook's kernel:\n{code}")
+    def batch(self, code: str) -> None:
+        """`must` for code that runs many things in one request (every known mistake of an
+        answer, `kvlesson.authoring.mistake_runs`), under its own longer limit."""
+        cell_limit, self.client.timeout = self.client.timeout, BATCH_TIMEOUT
+        try:
+            self.must(code)
+        finally:
+            self.client.timeout = cell_limit

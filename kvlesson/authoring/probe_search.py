@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from kvlesson.authoring import mutants
@@ -52,6 +52,52 @@ class Choice:
     missed: dict[str, set[int]]
 
 
+@dataclass
+class _Side:
+    """One side's picking: the inputs it may still add (`pool`, by place in the plan), the
+    inputs it holds (`own`: its written probes, then the added ones), what it added, and
+    the (function, arguments) already on either side (`used`, shared by both)."""
+
+    inputs: list[dict]
+    caught: list[set[int]]
+    own: list[int]
+    pool: list[int]
+    used: set
+    added: list[dict] = field(default_factory=list)
+
+    def take(self, best: int) -> None:
+        row = self.inputs[best]
+        self.added.append(row)
+        self.used.add((row["function"], tuple(row["args"])))
+        self.own.append(best)
+        self.pool[:] = [i for i in self.pool if self.inputs[i]["args"] != row["args"]]
+
+    def catch(self, missed: set[int]) -> set[int]:
+        """Add, greedily, the input that catches the most `missed` mistakes (the first in
+        plan order on a tie) until none is missed or none helps; the mistakes left."""
+        while missed and len(self.added) < MOST_ADDED:
+            best = max(self.pool, key=lambda i: (len(self.caught[i] & missed), -i), default=None)
+            if best is None or not self.caught[best] & missed:
+                break
+            self.take(best)
+            missed = missed - self.caught[best]
+        return missed
+
+    def tell_apart(self, wrong: list, words: list[str], wrong_somewhere: set[int]) -> None:
+        """Add inputs that tell apart mistakes with other `words` which give the same
+        answers on every probe of this side, while one helps."""
+        while len(self.added) < MOST_ADDED:
+            now = _alike(self.own, wrong, words, wrong_somewhere)
+            best = min(
+                self.pool,
+                key=lambda i: (_alike(self.own + [i], wrong, words, wrong_somewhere), i),
+                default=None,
+            )
+            if best is None or _alike(self.own + [best], wrong, words, wrong_somewhere) >= now:
+                break
+            self.take(best)
+
+
 def choose(
     cell: Probes,
     inputs: list[dict],
@@ -75,48 +121,25 @@ def choose(
     left: dict[str, set[int]] = {}
     used = {(p.function, p.args) for p in cell.found}  # inputs on either side already
     for side in reversed(SIDES):  # the hidden test first: the grade rests on it
+        written = cell.side(side)
         own = [
-            index[side, p.element(p.args)]
-            for p in cell.side(side)
-            if (side, p.element(p.args)) in index
+            index[side, p.element(p.args)] for p in written if (side, p.element(p.args)) in index
         ]
         added[side], left[side] = [], set()
         if not own:  # this side's probes are not calls on written inputs: nothing to add
             continue
-        missed = wrong_somewhere - set().union(*(caught[i] for i in own))
         pool = [
             i
             for i, row in enumerate(inputs)
             if (row["function"], tuple(row["args"])) not in used
             and row["side"] == side
-            and _same_function(row, cell.side(side))
+            and _same_function(row, written)
             and not gives_away(row["right"], shown)
         ]
-
-        def take(best: int) -> None:
-            added[side].append(inputs[best])
-            used.add((inputs[best]["function"], tuple(inputs[best]["args"])))
-            own.append(best)
-            pool[:] = [i for i in pool if inputs[i]["args"] != inputs[best]["args"]]
-
-        while missed and len(added[side]) < MOST_ADDED:
-            best = max(pool, key=lambda i: (len(caught[i] & missed), -i), default=None)
-            if best is None or not caught[best] & missed:
-                break
-            take(best)
-            missed -= caught[best]
-        left[side] = missed
-        hinted = not any(".yes_no(" in p.template for p in cell.side(side))  # yes/no: no hints
-        while words and hinted and len(added[side]) < MOST_ADDED:
-            now = _alike(own, wrong, words, wrong_somewhere)
-            best = min(
-                pool,
-                key=lambda i: (_alike(own + [i], wrong, words, wrong_somewhere), i),
-                default=None,
-            )
-            if best is None or _alike(own + [best], wrong, words, wrong_somewhere) >= now:
-                break
-            take(best)
+        picking = _Side(inputs, caught, own, pool, used, added[side])
+        left[side] = picking.catch(wrong_somewhere - set().union(*(caught[i] for i in own)))
+        if words and not any(".yes_no(" in p.template for p in written):  # yes/no: no hints
+            picking.tell_apart(wrong, words, wrong_somewhere)
     return Choice(added, left)
 
 
@@ -137,6 +160,23 @@ def _same_function(row: dict, side_probes: list[WrittenProbe]) -> bool:
     return any(p.function == row["function"] and p.template == row["template"] for p in side_probes)
 
 
+@dataclass
+class Search:
+    """A test cell's probe search: its source with the added inputs, per mistake's code a
+    fingerprint of what it gives on every input tried (two mistakes with one fingerprint
+    are one wrong function), the choice (None: the cell calls no function on written
+    inputs), and what nothing it tried catches, in words."""
+
+    source: str
+    same: dict[str, str] = field(default_factory=dict)
+    choice: Choice | None = None
+    uncaught: list[str] = field(default_factory=list)
+
+    def say(self) -> None:
+        for line in self.uncaught:
+            print(line)
+
+
 def searched(
     kernel,
     source: str,
@@ -145,22 +185,49 @@ def searched(
     where: str,
     shown: set[float] = frozenset(),
     like: dict | None = None,
-) -> tuple[str, dict[str, str], Choice | None]:
+) -> Search:
     """In the build, with the notebook's `kernel` (`kvlesson.authoring.stamping`): the test
-    cell `source` with the inputs this search adds so that
-    every known mistake of the answer `right` fails a visible and a hidden probe (the same
-    `source` when its probes already do), per mistake's code a fingerprint of what it
-    gives on every input tried (two mistakes with one fingerprint are one wrong function),
-    and the search's choice (None: the cell calls no function on written inputs). Run with
-    the right answer defined; `shown`: the numbers a reader sees around the exercise;
-    `like`: the notebook's variables of the same kind as each argument
+    cell `source` with the inputs this search adds so that every known mistake of the answer
+    `right` fails a visible and a hidden probe (the same `source` when its probes already
+    do). Run with the right answer defined; `shown`: the numbers a reader sees around the
+    exercise; `like`: the notebook's variables of the same kind as each argument
     (`probe_inputs.alike`). A written probe outside the exercise's declared domain stops the
     build: its key would answer a question the exercise does not ask."""
     cell = Probes.of(source)
     if not cell.found:
-        return source, {}, None
-    plan, answers = scratch / "plan.json", scratch / "answers.json"
-    outside = scratch / "outside.json"
+        return Search(source)
+    plan = _plan(kernel, source, scratch, where)
+    inputs = json.loads(plan.read_text())["inputs"]
+    found = mutants.mutants(
+        right, examples=examples(right, cell), like=like, declared=declared_mistakes(source)
+    )
+    out = scratch / "answers.json"
+    kernel.batch(
+        "from kvlesson.authoring import mistake_runs as _kvlesson_runs\n"
+        f"_kvlesson_runs.search_values({[m.source for m in found]!r}, {right!r}, "
+        f"{str(plan)!r}, {str(out)!r})"
+    )
+    rows = json.loads(out.read_text())
+    ran = [(m, row) for m, row in zip(found, rows, strict=True) if row is not None]
+    wrong = [row for _, row in ran]
+    choice = choose(cell, inputs, wrong, [m.hint for m, _ in ran], shown)
+    return Search(
+        rewrite(cell, choice.added),
+        {m.source: hashlib.sha256(json.dumps(row).encode()).hexdigest()[:16] for m, row in ran},
+        choice,
+        [
+            f"{where}: no input tried catches the mistake {ran[number][0].mistake} on the "
+            f"{side} side"
+            for side, missed in choice.missed.items()
+            for number in sorted(missed)
+        ],
+    )
+
+
+def _plan(kernel, source: str, scratch: Path, where: str) -> Path:
+    """Plan the inputs around the cell's probes, in the kernel (with the right answer
+    defined); a clear stop on a written probe outside the declared domain."""
+    plan, outside = scratch / "plan.json", scratch / "outside.json"
     kernel.must(
         f"{source}\nfrom kvlesson.authoring import probe_inputs as _kvlesson_search\n"
         f"_kvlesson_search.plan({source!r}, {str(plan)!r})\n"
@@ -173,21 +240,4 @@ def searched(
             f"{where}: these probes are outside the exercise's declared domain "
             f"(declare(domain=...)): {', '.join(refused)}"
         )
-    inputs = json.loads(plan.read_text())["inputs"]
-    wrong, names, words, same = [], [], [], {}
-    found = mutants.mutants(
-        right, examples=examples(right, cell), like=like, declared=declared_mistakes(source)
-    )
-    for mutant in found:
-        if kernel.quietly(mutant.source):
-            kernel.must(f"_kvlesson_search.values({str(plan)!r}, {str(answers)!r})")
-            wrong.append(json.loads(answers.read_text()))
-            names.append(mutant.mistake)
-            words.append(mutant.hint)
-            same[mutant.source] = hashlib.sha256(answers.read_bytes()).hexdigest()[:16]
-        kernel.must(right)
-    choice = choose(cell, inputs, wrong, words, shown)
-    for side, missed in choice.missed.items():
-        for number in sorted(missed):
-            print(f"{where}: no input tried catches the mistake {names[number]} on the {side} side")
-    return rewrite(cell, choice.added), same, choice
+    return plan

@@ -29,6 +29,7 @@ class Summary:
     authority: list | None = None  # [side, [[label, normal], ...]] per call; None: none
     hinted: list[str] = field(default_factory=list)  # the self-check's hints, their words
     key: list[dict] = field(default_factory=list)  # the key's known mistakes of this exercise
+    in_view: list[str] = field(default_factory=list)  # probes whose answer a reader sees
 
     def added(self, side: str) -> list[str]:
         rows = self.choice.added.get(side, []) if self.choice is not None else []
@@ -90,6 +91,12 @@ class Summary:
             dropped.setdefault(why, []).append(name_of(code))
         for why, codes in dropped.items():
             lines.append(f"  dropped ({why}): {', '.join(sorted(set(codes)))}")
+        if self.in_view:
+            lines.append(
+                f"  in view (answers a reader sees around the exercise; ask other inputs, or "
+                f"name each with the reason it cannot help in KNOWN, "
+                f"tests/authoring/test_shown_numbers.py): {'; '.join(self.in_view)}"
+            )
         if self.authority is None:
             lines.append("  no authority declared")
         else:

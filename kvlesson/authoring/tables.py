@@ -15,7 +15,11 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+from kvlesson.authoring.digests import code_digest
+
 CAPSTONE_IMPORT = "from kvlesson.serving import capstone"
+MADE_WITH = "tables_made_with"  # the key's digest of the code its tables were made with
+MODEL_CODE = ("arguments.py", "memory/*.py", "serving/*.py")  # all serving may import
 
 
 def capstone_table() -> dict[str, dict]:
@@ -31,14 +35,19 @@ def capstone_table() -> dict[str, dict]:
     return table
 
 
-def tables_for(sources: list[str], built: Path | None = None) -> dict:
-    """The tables of a notebook whose code cells are `sources` ({} when it needs none); with
-    `built`, the key the course's own build wrote, its tables when it has them (the course
-    for other hardware: the capstone's users run on their own card, whatever the course's)."""
+def tables_for(sources: list[str], built: Path | None = None, same_code_only: bool = False) -> dict:
+    """The tables of a notebook whose code cells are `sources` ({} when it needs none) and
+    the digest of the code they were made with. With `built`, a key written before, its
+    tables when it has them: for the course for other hardware (the capstone's users run on
+    their own card, whatever the course's), and, `same_code_only`, for a rebuild whose model
+    code is the same (the grid search is some 20 s of a core)."""
     if not any(CAPSTONE_IMPORT in source for source in sources):
         return {}
+    made_with = code_digest(*MODEL_CODE)
     if built is not None and built.is_file():
-        kept = json.loads(built.read_text()).get("tables", {}).get("capstone")
-        if kept:
-            return {"tables": {"capstone": kept}}
-    return {"tables": {"capstone": capstone_table()}}
+        before = json.loads(built.read_text())
+        kept = before.get("tables", {}).get("capstone")
+        if kept and (not same_code_only or before.get(MADE_WITH) == made_with):
+            said = {MADE_WITH: before[MADE_WITH]} if MADE_WITH in before else {}
+            return {"tables": {"capstone": kept}, **said}
+    return {"tables": {"capstone": capstone_table()}, MADE_WITH: made_with}

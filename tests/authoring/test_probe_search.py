@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from kvlesson.authoring import mutants, probe_inputs, probe_search, stamping
+from kvlesson.authoring import mutants, probe_inputs, probe_search, stamps
 from kvlesson.grading.checks import selfcheck
 from kvlesson.grading.course import notebooks
 from kvlesson.grading.course.known_mistakes import MISTAKES, NAMES
@@ -173,7 +173,7 @@ def hint_of(wrong_rows: list[dict], answer: list[str]) -> str | None:
             {"label": f"f({n})", "kind": "count", "normal": "int:5"} for n in range(len(answer))
         ],
     }
-    made = json.loads(stamping.make_stamp(entry, wrong_rows, 0, "here"))
+    made = json.loads(stamps.make_stamp(entry, wrong_rows, 0, "here"))
     return selfcheck._hint(made["hints"], made["probes"], answer, ["count"] * len(answer))
 
 
@@ -209,7 +209,7 @@ def test_a_yes_or_no_probe_never_names_a_mistake():
         "probes": [{"label": "fits(1)", "kind": "yes_no", "normal": "bool:True"}],
     }
     wrong = [{"mistake": "boundary", "hint": "> against >=", "values": [["bool:False"]]}]
-    assert json.loads(stamping.make_stamp(entry, wrong, 0, "here"))["hints"] == []
+    assert json.loads(stamps.make_stamp(entry, wrong, 0, "here"))["hints"] == []
 
 
 def test_every_self_check_refuses_the_functions_its_hidden_test_forbids():

@@ -32,7 +32,7 @@ from kvlesson.authoring import command
 from kvlesson.grading.course import notebooks
 from kvlesson.grading.course.key import key_path, read_key
 from support.paths import ROOT
-from support.variants import Exercise, exercises_of, read, run_variants
+from support.variants import Exercise, bound_names, exercises_of, read, run_variants
 
 pytestmark = pytest.mark.process  # every test here runs kernels (the notebooks' own)
 
@@ -1048,8 +1048,17 @@ def test_each_exercise_has_wrong_answers_of_a_students_own(exercise, runs):
     results = built(runs, name, grade_id).outcomes
     made = {o.source for o in results if o.origin == "generated"}
     written = [o.source for o in results if o.origin == "hand"]
-    assert len(written) >= MOST_WRITTEN, f"{grade_id}: only {len(written)} hand-written answers"
+    assert len(written) >= MOST_WRITTEN, (
+        f"{grade_id}: only {len(written)} hand-written answers: add at least {MOST_WRITTEN} to "
+        f"HAND[{grade_id!r}] in tests/authoring/test_selfchecks.py"
+    )
     assert not set(written) & made, f"{grade_id}: a hand-written answer is a generated one"
+    [solution] = [o.source for o in results if o.origin == "solution"]
+    for label, code, _ in HAND[grade_id]:  # an answer to this exercise, not to another one
+        assert set(bound_names(code)) & set(bound_names(solution)), (
+            f"{grade_id}: HAND's {label!r} defines none of {', '.join(bound_names(solution))}, "
+            f"what the answer cell defines: write it as an answer to this exercise"
+        )
 
 
 @pytest.mark.parametrize("name", [n for n in NAMES if command.has_exercises(n)])
@@ -1064,23 +1073,24 @@ def test_every_notebook_names_some_mistake(name, runs):
     assert hinted, f"{name}: no wrong answer got a hint for its mistake"
 
 
-def test_the_release_holds_no_expected_value():
-    """No expected answer of any key appears in a released test cell, in any form
-    written there (the digits of a count, a number to its places)."""
+@pytest.mark.parametrize("assignment, grade_id", EXERCISES, ids=[g for _, g in EXERCISES])
+def test_the_release_holds_no_expected_value(assignment, grade_id):
+    """No expected answer of the exercise's key appears in a released test cell of its
+    notebook, in any form written there (the digits of a count, a number to its places)."""
+    exercise = read_key(key_path(ROOT, assignment))["exercises"].get(grade_id)
+    if exercise is None:
+        pytest.fail(f"{grade_id} is not in keys/{assignment}.json: kvlesson build {assignment}")
+    [release] = (ROOT / "notebooks" / assignment).glob("*.ipynb")
+    text = "\n".join(c.source for c in read(release).cells if notebooks.is_test_cell(c))
     leaks = []
-    for name in NAMES:
-        key = read_key(key_path(ROOT, name))
-        [release] = (ROOT / "notebooks" / name).glob("*.ipynb")
-        text = "\n".join(c.source for c in read(release).cells if notebooks.is_test_cell(c))
-        for grade_id, exercise in key["exercises"].items():
-            for probe in exercise["probes"]:
-                shown = probe["normal"].split(":", 1)[-1]
-                digits = shown.replace(".", "").replace("-", "").strip("0")
-                if (
-                    probe["kind"] != "yes_no"
-                    and digits.isdigit()
-                    and len(digits) >= 3
-                    and re.search(rf"(?<![\d.]){re.escape(shown)}(?![\d])", text)
-                ):
-                    leaks.append(f"{name} {grade_id} {probe['label']}: {shown}")
-    assert not leaks, leaks
+    for probe in exercise["probes"]:
+        shown = probe["normal"].split(":", 1)[-1]
+        digits = shown.replace(".", "").replace("-", "").strip("0")
+        if (
+            probe["kind"] != "yes_no"
+            and digits.isdigit()
+            and len(digits) >= 3
+            and re.search(rf"(?<![\d.]){re.escape(shown)}(?![\d])", text)
+        ):
+            leaks.append(f"{probe['label']}: {shown}")
+    assert not leaks, f"{grade_id}: the release's test cells write these answers: {leaks}"

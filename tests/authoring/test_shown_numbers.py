@@ -121,12 +121,12 @@ def visible_probes(source: str, stamps: dict) -> list[tuple[str, str, int, dict]
     return found
 
 
-def shown_answers(nb, key: dict) -> dict[str, float]:
+def shown_answers(nb, key: dict, only: str | None = None) -> dict[str, float]:
     """Each probe (label, with the side) whose answer a number around its exercise gives,
-    and that number."""
+    and that number; of the exercise whose test cell is `only`, if given."""
     leaks, stamps = {}, stamp_places.stamps_of(nb)
     for index, cell in enumerate(nb.cells):
-        if not notebooks.is_test_cell(cell):
+        if not notebooks.is_test_cell(cell) or only not in (None, notebooks.meta(cell)["grade_id"]):
             continue
         around = sorted(numbers_around(nb, index))
         for label, kind, places, expect in visible_probes(cell.source, stamps):
@@ -141,16 +141,49 @@ def shown_answers(nb, key: dict) -> dict[str, float]:
     return leaks
 
 
-@pytest.mark.parametrize("path", SOLUTIONS, ids=[p.parent.name for p in SOLUTIONS])
-def test_no_answer_is_in_view_of_its_question(path):
+def probe_labels(nb, key: dict, grade_id: str) -> set[str]:
+    """Every probe of one exercise, as KNOWN names it: its label and its side."""
+    [cell] = [c for c in nb.cells if notebooks.meta(c).get("grade_id") == grade_id]
+    stamps = stamp_places.stamps_of(nb)
+    return {f"{label} (self-check)" for label, *_ in visible_probes(cell.source, stamps)} | {
+        f"{probe['label']} (hidden)" for probe in key["exercises"][grade_id]["probes"]
+    }
+
+
+EXERCISES = [
+    (path, notebooks.meta(cell)["grade_id"])
+    for path in SOLUTIONS
+    for cell in nbformat.read(path, as_version=4).cells
+    if notebooks.is_test_cell(cell)
+]
+
+
+@pytest.mark.parametrize("path, grade_id", EXERCISES, ids=[g for _, g in EXERCISES])
+def test_no_answer_is_in_view_of_its_question(path, grade_id):
+    name = path.parent.name
     nb = nbformat.read(path, as_version=4)
-    leaks = shown_answers(nb, read_key(key_path(ROOT, path.parent.name)))
-    known = KNOWN.get(path.parent.name, {})
+    key = read_key(key_path(ROOT, name))
+    leaks = shown_answers(nb, key, only=grade_id)
+    labels = probe_labels(nb, key, grade_id)
+    known = {label for label in KNOWN.get(name, {}) if label in labels}
     new = {label: value for label, value in leaks.items() if label not in known}
-    gone = sorted(set(known) - set(leaks))
-    assert not new and not gone, (
-        f"{path.parent.name}: answers in view of their question, not named in KNOWN: {new}; "
-        f"named in KNOWN but no longer in view: {gone}"
+    gone = sorted(known - set(leaks))
+    assert not new, (
+        f"{grade_id}: answers in view of their question, {new}: ask for inputs whose answers "
+        f"the notebook does not show, or, if one cannot help a student, name it with the "
+        f"reason in KNOWN[{name!r}], tests/authoring/test_shown_numbers.py"
+    )
+    assert not gone, f"{grade_id}: named in KNOWN[{name!r}] but no longer in view: {gone}"
+
+
+@pytest.mark.parametrize("path", SOLUTIONS, ids=[p.parent.name for p in SOLUTIONS])
+def test_every_exception_names_a_probe_of_its_notebook(path):
+    """KNOWN names probes by their labels: one whose probe is gone must go too."""
+    nb = nbformat.read(path, as_version=4)
+    key = read_key(key_path(ROOT, path.parent.name))
+    labels = set().union(*(probe_labels(nb, key, g) for p, g in EXERCISES if p == path))
+    assert set(KNOWN.get(path.parent.name, {})) <= labels, (
+        set(KNOWN.get(path.parent.name, {})) - labels
     )
 
 

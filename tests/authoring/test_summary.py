@@ -111,7 +111,7 @@ def test_a_course_for_other_hardware_leaves_such_a_hint_out_instead():
     there is left out of the stamp, so the self-check still names only what the key names."""
     import json
 
-    from kvlesson.authoring import stamping
+    from kvlesson.authoring import stamps
 
     summary = Summary("02_ceiling/ex2_3_tests", hinted=["round up, not down"], key=[])
     summary.check(ENTRIES, strict=False)
@@ -122,5 +122,5 @@ def test_a_course_for_other_hardware_leaves_such_a_hint_out_instead():
         "probes": [{"label": "f(1)", "kind": "count", "normal": "int:5"}],
     }
     wrong = [{"mistake": "ceil", "hint": "round up, not down", "values": [["int:4"]]}]
-    assert json.loads(stamping.make_stamp(entry, wrong, 0, "here"))["hints"]
-    assert not json.loads(stamping.make_stamp(entry, wrong, 0, "here", named=set()))["hints"]
+    assert json.loads(stamps.make_stamp(entry, wrong, 0, "here"))["hints"]
+    assert not json.loads(stamps.make_stamp(entry, wrong, 0, "here", named=set()))["hints"]

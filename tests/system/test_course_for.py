@@ -41,7 +41,7 @@ import kvlesson as kv
 from kvlesson.authoring import command
 from kvlesson.lesson import real_server_launches, sentences, sweep_sentences, tables
 from kvlesson.memory.startup import PROFILED_BYTES, startup
-from support.paths import ROOT
+from support.paths import DATA, ROOT
 from support.patience import HANG
 
 SOLUTIONS = sorted(
@@ -50,7 +50,7 @@ SOLUTIONS = sorted(
 NAMES = [path.parent.name for path in SOLUTIONS]
 COURSE_FOR = (
     "import sys; from pathlib import Path; "
-    "from kvlesson.authoring.command import course_for; "
+    "from kvlesson.authoring.course_for import course_for; "
     "course_for(Path(sys.argv[1]), sys.argv[2], sys.argv[3], root=Path(sys.argv[4]))"
 )
 
@@ -360,6 +360,8 @@ def test_from_a_students_notebook_folder_with_a_models_config(tmp_path):
         "A100_80GB",
         "--model-config",
         str(config),
+        "--name",
+        "Qwen2.5-1.5B",  # the config names its architecture only: Qwen2ForCausalLM
         "00_start_here",
     ]
     try:
@@ -396,18 +398,6 @@ def test_from_a_students_notebook_folder_with_a_models_config(tmp_path):
     assert Validator().validate(str(student)) == {}
 
 
-# Qwen2.5 1.5B's config.json, the fields the course reads (Hugging Face, Qwen/Qwen2.5-1.5B).
-QWEN25_15B = {
-    "architectures": ["Qwen2ForCausalLM"],
-    "model_type": "qwen2",
-    "hidden_size": 1536,
-    "intermediate_size": 8960,
-    "num_hidden_layers": 28,
-    "num_attention_heads": 12,
-    "num_key_value_heads": 2,
-    "vocab_size": 151936,
-    "tie_word_embeddings": True,
-    "max_position_embeddings": 131072,
-    "torch_dtype": "bfloat16",
-    "rms_norm_eps": 1e-06,
-}
+# Qwen2.5 1.5B's config.json, the fields the course reads (Hugging Face, Qwen/Qwen2.5-1.5B):
+# 1,543,714,304 parameters with its tied embeddings and q/k/v biases.
+QWEN25_15B = json.loads((DATA / "model_configs" / "qwen2.5-1.5b.json").read_text())

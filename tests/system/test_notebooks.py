@@ -21,7 +21,7 @@ import pytest
 from nbclient import NotebookClient
 from nbgrader.validator import Validator
 
-from kvlesson.authoring import command, stamp_places, stamping
+from kvlesson.authoring import command, key_entries, stamp_places
 from kvlesson.grading.course import released
 from kvlesson.grading.course.key import KEYS, key_path, read_key
 from support.paths import ROOT
@@ -196,7 +196,7 @@ def test_the_key_matches_what_the_hidden_tests_printed(path):
     """keys/<assignment>.json holds what the instructor's hidden tests printed when the
     build ran them (not stale): values, their normal forms, points, forbidden functions."""
     key = read_key(key_path(ROOT, path.parent.name))
-    assert stamping.stamp_problems(read(path), key) == [], "the key is stale: run kvlesson build"
+    assert key_entries.stamp_problems(read(path), key) == [], "the key is stale: run kvlesson build"
 
 
 def test_the_stale_key_check_catches_a_changed_answer():
@@ -204,7 +204,7 @@ def test_the_stale_key_check_catches_a_changed_answer():
     key = read_key(key_path(ROOT, path.parent.name))
     first = next(iter(key["exercises"].values()))
     first["probes"][0]["normal"] += "1"
-    assert stamping.stamp_problems(read(path), key)
+    assert key_entries.stamp_problems(read(path), key)
 
 
 def test_no_key_is_released_or_kept_with_the_solutions():
