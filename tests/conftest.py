@@ -6,12 +6,15 @@ Tiers, by marker (README, "Run the tests"):
   environment, the course for a card) and every nbval cell of solutions/, marked here;
 * `process`: a test elsewhere that starts a process (a kernel, a command, nbgrader, git,
   bubblewrap, Chromium), marked by hand where it is written;
-* `quick`: every other test, marked here: no process at all. `bash scripts/test.sh --quick`
-  runs only these (`-m quick`); `bash scripts/test.sh` runs every tier, every time.
+* `heavy`: a test that starts no process but takes seconds of a core (a grid search over a
+  day's settings, an explorer drawn at every share), marked by hand where it is written;
+* `quick`: every other test, marked here: no process at all, each a fraction of a second.
+  `bash scripts/test.sh --quick` runs only these (`-m quick`); `bash scripts/test.sh` runs
+  every tier, every time.
 
-The guard: a quick test that starts a process, in its body or in a fixture it sets up, fails,
-naming the marker it lacks, so the quick tier stays what its name says without anyone keeping
-a list.
+The guard: a quick or heavy test that starts a process, in its body or in a fixture it sets
+up, fails, naming the marker it lacks, so the quick tier stays what its name says without
+anyone keeping a list.
 
 Hypothesis draws as many examples as each test asks for (`support.examples.examples`) under the
 `ci` profile, the default; `HYPOTHESIS_PROFILE=quick` (the quick tier) draws a twentieth.
@@ -36,7 +39,8 @@ from support.examples import PROFILE
 
 SYSTEM = Path(__file__).resolve().parent / "system"
 SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions"
-SLOW_TIERS = ("system", "process")
+SLOW_TIERS = ("system", "process", "heavy")
+STARTS_PROCESSES = ("system", "process")  # the tiers that may start a process
 STARTS = ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system")  # os's ways to start one
 
 settings.register_profile("ci", deadline=None)
@@ -90,15 +94,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @contextmanager
 def no_process(item: pytest.Item) -> Iterator[None]:
-    """For a quick test, starting a process (in the test or any fixture it sets up) fails with
-    the marker it lacks; other tests run as they are."""
-    if item.get_closest_marker("quick") is None:
+    """For a quick or heavy test, starting a process (in the test or any fixture it sets up)
+    fails with the marker it lacks; other tests run as they are."""
+    if any(item.get_closest_marker(tier) for tier in STARTS_PROCESSES):
         yield
         return
 
     def refuse(*args, **kwargs):
         raise AssertionError(
-            f"{item.nodeid} starts a process, so it is not a quick test: mark it "
+            f"{item.nodeid} starts a process, so it is neither quick nor heavy: mark it "
             "@pytest.mark.process (tests/conftest.py)"
         )
 

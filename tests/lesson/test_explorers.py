@@ -326,6 +326,7 @@ def test_a_figure_of_several_ceilings_marks_each_one_that_will_not_start():
     assert chart.bars[2].get_height() == 0 and not chart.stopped.get_visible()
 
 
+@pytest.mark.heavy  # seconds of a core: CI runs it, the quick tier does not
 def test_the_sweep_explorer_keeps_its_axes_over_the_whole_share_range():
     explorer = explorers.SweepExplorer()
     limits = (

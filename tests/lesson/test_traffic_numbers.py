@@ -113,6 +113,7 @@ def test_the_lesson_of_section_4():
     assert now_open.tokens_per_s > now_cap.tokens_per_s
 
 
+@pytest.mark.heavy  # seconds of a core: CI runs it, the quick tier does not
 def test_long_replies_still_fill_the_pool_and_a_cap_only_moves_the_wait():
     days = {
         cap: kv.serve(tn.reasoning_agents(), tn.SERVER_CAP, admission=cap, **tn.rig())

@@ -38,6 +38,7 @@ DAYS = [
 ]
 
 
+@pytest.mark.heavy  # seconds of a core: CI runs it, the quick tier does not
 @pytest.mark.parametrize("day", DAYS, ids=[f"{name}-{seed}" for name, seed in DAYS])
 def test_the_keys_best_choices_and_the_packages_best_tokens_are_the_grid_search(day):
     choice, tokens_per_s = capstone.search(*day)

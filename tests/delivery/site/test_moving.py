@@ -9,6 +9,7 @@ import re
 
 import nbformat
 import numpy as np
+import pytest
 from PIL import Image
 
 from kvlesson.delivery.site.moving import (
@@ -42,6 +43,7 @@ def test_a_frame_in_a_palette_keeps_every_pixel_within_three_levels_and_is_small
     assert len(small) < len(explorer.png) / 2
 
 
+@pytest.mark.heavy  # seconds of a core: CI runs it, the quick tier does not
 def test_the_page_explorer_starts_at_the_notebooks_setting_with_every_frame_beside_it(tmp_path):
     walked = frames(explorers.CeilingExplorer(share=80, longest=8_000))
     page, cost = moving_html(walked, 2, tmp_path / "f", "ceiling_frames/")
