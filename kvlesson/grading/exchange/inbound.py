@@ -1,7 +1,8 @@
 """An entry of the exchange's inbound as collect reads it: its name, and its time.
 
 An entry that is a file, a link, a folder collect cannot list, or whose name holds no time
-or names no student (not UTF-8, a line break) is not collected, and is said so in words. A
+or names no student (not UTF-8, a line break, markup: kvlesson.grading.course.ids) is not
+collected, and is said so in words. A
 submission's time is when its files were last changed in the exchange (their change time,
 which no account can set back), not the time its folder's name holds; a name that says
 otherwise is flagged, and the collected copy's timestamp.txt is written with the time the
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from nbgrader.utils import parse_utc
 
-from kvlesson.grading.course import opened
+from kvlesson.grading.course import ids, opened
 from kvlesson.grading.course.seal import kind_of
 
 SLACK = datetime.timedelta(minutes=2)  # a folder's name and its files' last change, unflagged
@@ -33,16 +34,10 @@ def shown(name: str) -> str:
 
 
 def id_problem(username: str) -> str:
-    """Why an entry's name names no student ("" when it names one)."""
-    try:
-        username.encode("utf-8")
-    except UnicodeEncodeError:
-        return "its name is not UTF-8 text, so it names no student"
-    if not username.isprintable():
-        return "its name holds a line break or another control character, so it names no student"
-    if username in ("", ".", "..") or "/" in username:
-        return "its name names no student"
-    return ""
+    """Why an entry's name names no student ("" when it names one): its student id, the part
+    before the first `+`, must be one the course takes (`kvlesson.grading.course.ids`)."""
+    why = ids.id_problem(username)
+    return f"its name {why}, so it names no student" if why else ""
 
 
 def look_at(path: str) -> tuple[str, os.stat_result | None]:
