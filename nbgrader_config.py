@@ -56,6 +56,9 @@ c.HTMLExporter.filters = {
     "clean_html": "kvlesson.grading.grade.sanitize.clean_html",
     "markdown2html": "kvlesson.grading.grade.sanitize.markdown2html",
 }
+# The formgrader's header writes the student's id and names into the page unescaped: they
+# are escaped first (every way in also refuses an id that is not inert).
+c.HTMLExporter.preprocessors = ["kvlesson.grading.grade.escaped_names.EscapedNames"]
 # The grading command's mark of a graded folder stays with the grader: never in feedback.
 c.CourseDirectory.ignore = [
     ".ipynb_checkpoints",
