@@ -32,6 +32,15 @@ c.Autograde.sanitize_preprocessors = [
     "kvlesson.grading.course.released.OverwriteReleasedCells" if step is OverwriteCells else step
     for step in Autograde.class_traits()["sanitize_preprocessors"].default()
 ]
+# Late work (docs/instructors.md, "Late work"): a submission counts at the time its files
+# reached the exchange; later than the due date (and the student's extension) by more than
+# the grace, it is flagged and loses this share of its score per started day late. A
+# learning platform's download that says only "late" (Canvas's late_ in a file name) counts
+# as late by platform_late_days. kvlesson grade applies it to the course's marks.
+c.AssignLatePenalties.plugin_class = "kvlesson.grading.grade.lateness.LatePolicy"
+c.LatePolicy.grace_minutes = 0
+c.LatePolicy.percent_per_day = 10
+c.LatePolicy.platform_late_days = 1
 # A student's cell may loop or hang: stop it after 30 s (no cell of the
 # course needs more than a few), and grading goes on with the other cells.
 c.Execute.timeout = 30

@@ -236,37 +236,61 @@ def _not_a_folder(source: Path, error: OSError) -> str:
 COLLECTED_BY = "kvlesson collect"  # the mark of collect's own list, which no student supplies
 
 
+def collect_notes(notes: list[str], late: bool = False) -> str:
+    """Collect's notes on a submission as the file beside it holds them: what it left out or
+    noticed, and whether a learning platform called the submission late (with no time)."""
+    body = {"written_by": COLLECTED_BY, "notes": [str(note) for note in notes]}
+    if late:
+        body["late"] = True
+    return json.dumps(body, indent=1)
+
+
 def write_refusals(folder: Path, notes: list[str]) -> None:
     """Write collect's notes on the submission in `folder` (what it left out or noticed),
     always, even when there are none: the file beside a collected submission is collect's own
     (collect removes a student's file of that name from the copy first, and says so)."""
-    body = {"written_by": COLLECTED_BY, "notes": [str(note) for note in notes]}
-    (Path(folder) / REFUSALS).write_text(json.dumps(body, indent=1))
+    (Path(folder) / REFUSALS).write_text(collect_notes(notes))
+
+
+def _notes(folder: Path) -> tuple[dict | None, str]:
+    """Collect's notes beside the submission in `folder` (None if there are none), or why
+    the file of that name is not collect's own."""
+    path = Path(folder) / REFUSALS
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None, ""
+    if not stat.S_ISREG(info.st_mode) or info.st_size > 1 << 20:
+        return None, f"{REFUSALS} is not the grader's own list: the submission was tampered with"
+    try:
+        body = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None, f"{REFUSALS} cannot be read: the submission was tampered with"
+    if not (
+        isinstance(body, dict)
+        and body.get("written_by") == COLLECTED_BY
+        and isinstance(body.get("notes"), list)
+    ):
+        return None, (
+            f"{REFUSALS} beside this submission is not the list the course's collect "
+            "writes (a file of the student's, or a collect without the course's "
+            "configuration): delete this folder of submitted/ and run `nbgrader collect` again"
+        )
+    return body, ""
 
 
 def read_refusals(folder: Path) -> list[str]:
     """What collect left out of the submission in `folder`, in words (none if nothing). A
     file of that name that collect did not write (a student's, or one an earlier release's
     collect wrote) is a flag of its own, never read as collect's notes."""
-    path = Path(folder) / REFUSALS
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return []
-    if not stat.S_ISREG(info.st_mode) or info.st_size > 1 << 20:
-        return [f"{REFUSALS} is not the grader's own list: the submission was tampered with"]
-    try:
-        body = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return [f"{REFUSALS} cannot be read: the submission was tampered with"]
-    if not (
-        isinstance(body, dict)
-        and body.get("written_by") == COLLECTED_BY
-        and isinstance(body.get("notes"), list)
-    ):
-        return [
-            f"{REFUSALS} beside this submission is not the list the course's collect "
-            "writes (a file of the student's, or a collect without the course's "
-            "configuration): delete this folder of submitted/ and run `nbgrader collect` again"
-        ]
+    body, wrong = _notes(folder)
+    if body is None:
+        return [wrong] if wrong else []
     return [printable(str(note), 2_000) for note in body["notes"]]
+
+
+def late_by_platform(folder: Path) -> bool:
+    """Whether collect noted that a learning platform called the submission in `folder`
+    late (its file name said so, with no time)."""
+    body, _ = _notes(folder)
+    return body is not None and body.get("late") is True

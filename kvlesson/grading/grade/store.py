@@ -25,6 +25,7 @@ from kvlesson.grading.course.folders import MARKER, Course, marker_of, read_time
 from kvlesson.grading.course.ids import id_problem
 from kvlesson.grading.course.results import FAILED, Flag, Marker, SubmissionResult
 from kvlesson.grading.course.text import printable
+from kvlesson.grading.grade.lateness import Late
 from kvlesson.grading.grade.sanitize import markdown_text, sanitized
 from kvlesson.grading.marking import diagnosis
 
@@ -150,6 +151,7 @@ def store_grades(course: Course, assignment: str, result: SubmissionResult) -> N
         warnings.filterwarnings("ignore", message=".*not in session.*")
         gb.update_or_create_student(result.student)
         submission = gb.update_or_create_submission(assignment, result.student, timestamp=timestamp)
+        late = Late.of(course, submission, course.submitted / result.student / assignment)
         for notebook in submission.notebooks:
             info = result.notebooks.get(notebook.name) if result.graded else None
             marks = {m.grade_id: m for m in info.marks} if info else {}
@@ -164,8 +166,8 @@ def store_grades(course: Course, assignment: str, result: SubmissionResult) -> N
                 else:
                     grade.auto_score = theirs.get("auto_score")
                     grade.needs_manual_grade = bool(theirs.get("needs_manual_grade", True))
-            if info is not None:
-                notebook.late_submission_penalty = info.late_penalty
+            if info is not None:  # by the course's policy, on the course's marks; flagged
+                notebook.late_submission_penalty = late.flag(result.student, notebook, result)
             graded = (
                 nbformat.read(Path(result.autograded) / f"{notebook.name}.ipynb", 4)
                 if info is not None
