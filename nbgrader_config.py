@@ -56,6 +56,12 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 c.ExchangeFactory.collect = "kvlesson.grading.exchange.SafeCollect"
 c.ExchangeFactory.submit = "kvlesson.grading.exchange.SafeSubmit"
 c.ExchangeFactory.release_feedback = "kvlesson.grading.exchange.SafeReleaseFeedback"
+# A learning platform's download (nbgrader zip_collect, docs/instructors.md): plain files only,
+# unpacked with limits; student ids checked; of one student's files for a notebook the newest
+# (by the pattern's `order` or `timestamp`), or none with a note, never the class stopped; a
+# file the pattern's `late` group marks is flagged late by the grading command.
+c.ZipCollectApp.extractor_plugin = "kvlesson.grading.exchange.unpack.SafeExtractor"
+c.ZipCollectApp.collector_plugin = "kvlesson.grading.exchange.download.PlatformFileNames"
 # Feedback pages and the formgrader keep only inert HTML: the grading command cleans every
 # graded notebook as rendered before it stores it, and the pages clean again as they render,
 # with the course's cleaner in place of nbconvert's (nbgrader's templates render Markdown,
