@@ -15,7 +15,6 @@ honest student's pasted screenshot stay.
 
 from __future__ import annotations
 
-import base64
 import copy
 from pathlib import Path
 
@@ -30,13 +29,8 @@ from kvlesson.grading.grade import metadata
 from kvlesson.grading.grade.sanitize import sanitized
 from support.live_html import live
 from support.paths import ROOT
+from support.payloads import PAYLOAD, PNG, SVG
 
-PNG = (
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJ"
-    "RU5ErkJggg=="
-)
-PAYLOAD = "1 onload=alert(1) x=\"'><script>alert(2)</script><img src=x onerror=alert(3)>"
-SVG = base64.b64encode(b"<svg xmlns='http://www.w3.org/2000/svg' onload='alert(4)'/>").decode()
 NBGRADER_TEMPLATES = (
     Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
 )

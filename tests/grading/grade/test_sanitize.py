@@ -22,11 +22,8 @@ from kvlesson.grading.course import folders
 from kvlesson.grading.grade.sanitize import markdown_text, sanitized
 from support.live_html import live
 from support.paths import ROOT
+from support.payloads import PNG
 
-PNG = (
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJ"
-    "RU5ErkJggg=="
-)  # one pixel
 FIGURE = f'<img alt="The pool takes 53.9 GB of the card" src="data:image/png;base64,{PNG}">'
 LIVE_MARKDOWN = [
     "[notes](javascript:alert(1))",
