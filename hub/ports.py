@@ -68,15 +68,27 @@ def holders(port: int) -> list[Holder]:
         if not entry.name.isdigit():
             continue
         try:
-            sockets = {os.readlink(fd) for fd in (entry / "fd").iterdir()}
+            sockets = set(_links(entry / "fd"))
             owner = entry.stat().st_uid
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
-            continue
+            continue  # a process that ended meanwhile
         if any(f"socket:[{inode}]" in sockets for inode in inodes):
             found.append(Holder(int(entry.name), _account(owner), command.strip()))
     if not found:  # a socket no process of ours can see (another namespace)
         found.append(Holder(0, "an unknown account", "not visible from here"))
+    return found
+
+
+def _links(folder: Path) -> list[str]:
+    """What each descriptor in a process's fd folder points at (one closed meanwhile, such
+    as the one that lists the folder, is passed over)."""
+    found = []
+    for fd in folder.iterdir():
+        try:
+            found.append(os.readlink(fd))
+        except OSError:
+            continue
     return found
 
 
