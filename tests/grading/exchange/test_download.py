@@ -132,3 +132,17 @@ def test_of_one_students_files_the_newest_is_taken_or_none_with_a_note():
     ]
     taken, said = _newest([named("a", 7), named("b", 7)])
     assert taken is None and "nothing in their names says which is newer" in said[0]
+
+
+def test_a_student_id_that_is_markup_is_never_taken_from_a_file_name():
+    """With a pattern that takes any name (another platform's), a file named as markup or as
+    a formula names no student: it is left out, and said."""
+    from kvlesson.grading.exchange.download import PlatformFileNames
+
+    names = PlatformFileNames(
+        named_regexp=r".*/(?P<student_id>[^_/]+)_(?P<file_id>floor_plan)\.ipynb"
+    )
+    for odd in ("ana<img src=x onerror=alert(1)>", "=HYPERLINK(1)", ".hidden", "ana bob"):
+        assert names._named(f"/extracted/{odd}_floor_plan.ipynb") is None, odd
+    taken = names._named("/extracted/ana.lima@uni.example_floor_plan.ipynb")
+    assert (taken.student, taken.notebook) == ("ana.lima@uni.example", "floor_plan")
