@@ -21,6 +21,17 @@ opened on the student's own name, and cookies set for the hub's whole name.
 from __future__ import annotations
 
 OTHER = "<!doctype html><title>legend</title><p>the chart's legend</p>\n"
+# Each page's way of writing down what each attempt got, in `#out` (JSON).
+NOTES = r"""const results = {};
+const sleep = ms => new Promise(done => setTimeout(done, ms));
+function note(what, how) {
+  results[what] = String(how);
+  document.getElementById("out").textContent = JSON.stringify(results);
+}
+async function attempt(what, act) {
+  try { note(what, "got " + await act()); } catch (error) { note(what, "refused: " + error); }
+}
+"""
 
 PAGE = r"""<!doctype html>
 <html><head><title>question</title></head>
@@ -33,16 +44,7 @@ const query = new URLSearchParams(location.search);
 const victim = query.get("victim"), hub = query.get("hub"), marker = query.get("marker");
 const hubName = new URL(hub).host;
 const server = location.protocol + "//" + victim + "." + hubName + "/user/" + victim + "/";
-const results = {};
-const sleep = ms => new Promise(done => setTimeout(done, ms));
-
-function note(what, how) {
-  results[what] = String(how);
-  document.getElementById("out").textContent = JSON.stringify(results);
-}
-async function attempt(what, act) {
-  try { note(what, "got " + await act()); } catch (error) { note(what, "refused: " + error); }
-}
+// NOTES
 function frame(src) {
   const element = document.createElement("iframe");
   element.src = src;
@@ -118,7 +120,7 @@ document.getElementById("legend").onclick = async () => {
 if (query.get("mode") === "frame") attackInFrames();
 </script>
 </body></html>
-"""
+""".replace("// NOTES\n", NOTES)
 
 
 # The walk of 7 December 2026 (A3): the hub's own login page, opened by a student's page in a
@@ -135,15 +137,7 @@ LOGIN_PAGE = r"""<!doctype html>
 <pre id="out">{}</pre>
 <script>
 const victim = new URLSearchParams(location.search).get("victim");
-const results = {};
-const sleep = ms => new Promise(done => setTimeout(done, ms));
-function note(what, how) {
-  results[what] = String(how);
-  document.getElementById("out").textContent = JSON.stringify(results);
-}
-async function attempt(what, act) {
-  try { note(what, "got " + await act()); } catch (error) { note(what, "refused: " + error); }
-}
+// NOTES
 async function read(win) {
   let last = "never loaded";
   for (let i = 0; i < 40; i++) {
@@ -173,7 +167,7 @@ document.getElementById("show").onclick = async () => {
 };
 </script>
 </body></html>
-"""
+""".replace("// NOTES\n", NOTES)
 
 # The walk's A4 and A5: a student's page, opened once (no click), sets cookies for the hub's
 # whole name: COOKIE_PAGE?hub=HUB&login=VALUE&victim=NAME sets thirty cookies of 3,800 bytes

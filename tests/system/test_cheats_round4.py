@@ -42,6 +42,7 @@ from support.course import (
     account_env,
     cell_by_id,
     edit_notebook,
+    flags_of,
     instructor_solutions,
     read_nb,
     run_as,
@@ -227,12 +228,7 @@ class Graded:
         return Gradebook(f"sqlite:///{self.course / 'gradebook.db'}", course_id=COURSE_ID)
 
     def flags(self, student: str) -> list[str]:
-        with (self.course / "flags" / f"{ASSIGNMENT}.csv").open(newline="") as f:
-            return [
-                f"{row['cell']}: {row['reason']}"
-                for row in csv.DictReader(f)
-                if row["student"] == student
-            ]
+        return flags_of(self.course, ASSIGNMENT, student)
 
     def stored(self, student: str) -> nbformat.NotebookNode:
         return read_nb(self.course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb")
