@@ -16,6 +16,7 @@ import subprocess
 import pytest
 
 from support.paths import ROOT
+from support.patience import HANG
 
 pytestmark = pytest.mark.process
 GUARD = ROOT / "hub" / "proxy_guard.js"
@@ -80,7 +81,7 @@ def ask(
 ):
     """One request; its status, headers and what the server behind saw (None if answered by
     the guard)."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=HANG)
     headers = {"Host": host, **({"Cookie": cookie} if cookie else {})}
     if upgrade:
         headers.update(Connection="Upgrade", Upgrade="websocket")
@@ -163,7 +164,7 @@ def test_the_proxys_api_port_is_not_guarded_and_a_garbled_request_downs_nothing(
     _, port, api = proxy
     status, _, seen = ask(api, "127.0.0.1:8001", "/api/routes")
     assert (status, seen["url"]) == (200, "/api/routes")
-    with socket.create_connection(("127.0.0.1", port), timeout=30) as raw:
+    with socket.create_connection(("127.0.0.1", port), timeout=HANG) as raw:
         raw.sendall(b"GET /hub/login HTTP/1.1\r\nHost: \xff\xfe..\r\nCookie: \xff=\xfe\r\n\r\n")
         raw.recv(1024)
     status, _, _ = ask(port, "hub.localhost", "/hub/login")

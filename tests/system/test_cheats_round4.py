@@ -51,6 +51,7 @@ from support.course import (
 )
 from support.exchange import ASSIGNMENT as EXCHANGE_ASSIGNMENT, nbgrader, uid
 from support.live_html import live
+from support.patience import HANG
 from support.payloads import PAYLOAD, PNG, SVG
 from support.race import SWAPPER
 
@@ -251,7 +252,7 @@ def graded(tmp_path_factory) -> Graded:
     )
     platform_download(root, env)
     done = subprocess.run(
-        [*grade, "--jobs", "2"], cwd=base, env=env, capture_output=True, text=True, timeout=1800
+        [*grade, "--jobs", "2"], cwd=base, env=env, capture_output=True, text=True, timeout=HANG
     )
     assert done.returncode == 1, done.stdout + done.stderr  # the odd folder is not graded
     run_nbgrader(["generate_feedback", ASSIGNMENT, "--force"], root, env)
@@ -413,15 +414,14 @@ def test_a_folder_swapped_for_the_solutions_at_any_open_of_collect_brings_none_o
         )
         swapper = as_student(SWAPPER, str(mine), str(link), str(nth_open))
         report = mine.parent / "swapped.txt"
-        for _ in range(600):  # a hang guard of 60 s: until it watches
-            if report.exists():
-                break
+        deadline = time.monotonic() + HANG  # a hang guard only: until it watches
+        while not report.exists() and time.monotonic() < deadline:
             time.sleep(0.1)
         done = nbgrader(
             ["collect", EXCHANGE_ASSIGNMENT, f"--Exchange.root={base / 'exchange'}"], course, base
         )
         ended = time.time()
-        swapper.wait(timeout=60)
+        swapper.wait(timeout=HANG)
         said = report.read_text()
         log = done.stdout + done.stderr
         assert done.returncode == 0, log

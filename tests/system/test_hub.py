@@ -69,6 +69,7 @@ from support.hub_session import (
     run,
 )
 from support.paths import ROOT
+from support.patience import HANG, HANG_MS
 
 ARTIFACTS = ROOT / "artifacts"
 COURSE_ID = "kvlesson"  # hub/nbgrader_config.py
@@ -860,7 +861,7 @@ def test_a_students_popup_of_the_hubs_login_page_reads_nothing_and_mints_no_toke
         before = traces(teacher)
         page.goto(f"{url}login.html?{urllib.parse.urlencode({'victim': INSTRUCTOR})}")
         page.click("#show")
-        page.wait_for_function("document.title === 'done'", timeout=60_000)
+        page.wait_for_function("document.title === 'done'", timeout=HANG_MS)
         did = json.loads(page.locator("#out").inner_text())
         (ARTIFACTS / "hub-attack-login.json").write_text(json.dumps(did, indent=1))
         assert did["popup-login"].startswith("refused"), did  # another origin: unreadable
@@ -959,7 +960,8 @@ def squat_from_her_terminal(student: User) -> None:
         "(setsid sh -c 'sleep 100000 & exec sleep 100001' >/dev/null 2>&1 &); echo left"
     )
     assert status == 0 and "left" in output, output
-    for _ in range(100):  # a hang guard of 10 s
+    deadline = time.monotonic() + HANG  # a hang guard only
+    while time.monotonic() < deadline:
         if squatting(student.name):
             return
         time.sleep(0.1)
@@ -983,8 +985,8 @@ def squatting(name: str) -> list[int]:
     return found
 
 
-def gone(name: str, seconds: float = 20) -> bool:
-    """Whether every process the squat left for `name` ends within `seconds`."""
+def gone(name: str, seconds: float = HANG) -> bool:
+    """Whether every process the squat left for `name` ends (within `seconds`, a hang guard)."""
     deadline = time.monotonic() + seconds
     while squatting(name) and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -1014,12 +1016,22 @@ def stop_as_the_guide_says(term) -> str:
     return done.stdout
 
 
-def wait_free(seconds: float = 30) -> dict[int, list[str]]:
-    """The hub's ports still listened on after `seconds` at most (none, once all is ended)."""
+def wait_free(seconds: float = HANG) -> dict[int, list[str]]:
+    """The hub's ports still listened on after `seconds` at most (a hang guard: none, once
+    all is ended)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and any(listening(port) for port in HUB_PORTS):
         time.sleep(0.2)
     return {port: listening(port) for port in HUB_PORTS if listening(port)}
+
+
+def proxies_left() -> list[int]:
+    """The configurable-http-proxy processes still running once those ending have ended (a
+    hang guard only)."""
+    deadline = time.monotonic() + HANG
+    while proxies() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return proxies()
 
 
 def proxies() -> list[int]:
@@ -1042,11 +1054,11 @@ def test_the_guides_stop_ends_the_hub_its_proxy_and_every_students_process(term)
     alice = term.users[RIGHT]
     squat_from_her_terminal(alice)
     said = stop_as_the_guide_says(term)
-    assert term.hub.wait_stopped(60), "the hub still runs after the guide's stop command"
+    assert term.hub.wait_stopped(HANG), "the hub still runs after the guide's stop command"
     assert "ended every process of the students' accounts" in said, said
     assert gone(RIGHT), f"{RIGHT}'s processes outlived the hub: {squatting(RIGHT)}"
     assert not wait_free(), f"still listening after the stop: {wait_free(0)}"
-    assert not proxies(), proxies()
+    assert not proxies_left(), proxies()
     term.hub.start(start_command(term.blocks), cwd=term.work)
     held = {port: hub_ports.holders(port) for port in HUB_PORTS}
     assert all(held.values()) and {h.account for who in held.values() for h in who} == {"root"}, (
@@ -1061,7 +1073,7 @@ def test_the_start_names_what_holds_its_port_and_leaves_no_proxy(term):
     """The walk's A2 and W2: a port of the hub's held by another process: the guide's start
     names it and stops before anything else (no proxy left holding the public port)."""
     stop_as_the_guide_says(term)
-    assert term.hub.wait_stopped(60) and not wait_free()
+    assert term.hub.wait_stopped(HANG) and not wait_free() and not proxies_left()
     holder = subprocess.Popen(
         [
             sys.executable,
@@ -1093,8 +1105,8 @@ def test_a_hub_killed_outright_leaves_no_proxy_behind(term):
     term.hub.start(start_command(term.blocks), cwd=term.work)
     hub = int((STATE / "jupyterhub.pid").read_text())
     os.kill(hub, 9)
-    assert term.hub.wait_stopped(30)
+    assert term.hub.wait_stopped(HANG)
     assert not wait_free(), f"the killed hub's proxy still listens: {wait_free(0)}"
-    assert not proxies(), proxies()
+    assert not proxies_left(), proxies()
     stop_as_the_guide_says(term)  # and the guide's stop still ends what is left
     assert not wait_free() and not squatting(RIGHT)

@@ -13,9 +13,10 @@ from nbgrader.utils import notebook_hash
 
 from support.exchange import AS_ROOT, ASSIGNMENT, nbgrader, now_stamp
 
-pytestmark = [AS_ROOT, pytest.mark.process]
+pytestmark = AS_ROOT
 
 
+@pytest.mark.process
 def test_feedback_of_a_submission_nbgrader_did_not_make_costs_only_its_student(tmp_path, course):
     """A submission made by hand (no submission_secret.txt, whose hash names the page): plain
     nbgrader stops releasing the feedback of the whole class there."""
