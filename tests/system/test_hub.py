@@ -875,6 +875,11 @@ def test_a_students_popup_of_the_hubs_login_page_reads_nothing_and_mints_no_toke
         context.close()
 
 
+def files_of(user: User) -> set[str]:
+    """The names in the account's home folder, as its server lists them."""
+    return {item["name"] for item in user.server("GET", "api/contents")["content"]}
+
+
 def hub_login_cookie(context) -> str:
     """The hub's login cookie of a browser context logged in to the hub (its value)."""
     found = [c["value"] for c in context.cookies() if c["name"].endswith("jupyterhub-hub-login")]
@@ -884,15 +889,18 @@ def hub_login_cookie(context) -> str:
 
 def test_cookies_a_students_page_sets_for_the_hubs_name_lock_nobody_out_or_in(term, browser):
     """The walk's A4 and A5: her page, opened once, sets thirty large cookies for the hub's
-    whole name (every later request of the visitor answered 431, before) and login cookies of
-    her own under the hub's names (the instructor logged in as her, before). The instructor
-    and a classmate who opened it still reach the hub and their own servers, as themselves."""
+    whole name (every later request of the visitor answered 431, before), login cookies of
+    her own under the hub's names (the instructor logged in as her, before) and _xsrf cookies,
+    forged or her own, on the login page's and the victim's server's paths. The instructor and
+    a classmate who opened it still log in, reach the hub and their own servers as themselves,
+    and their JupyterLab still saves."""
     alice, bob, teacher = term.users[RIGHT], term.users[PARTLY], term.users[INSTRUCTOR]
     url = serve_a_page(alice, {"cookies.html": hub_attack.COOKIE_PAGE})
     mine = context_of(browser)
     try:
         lab_page(mine, alice)
         her_login = hub_login_cookie(mine)
+        her_xsrf = next(c["value"] for c in mine.cookies() if c["name"] == "_xsrf")
     finally:
         mine.close()
     for victim in (teacher, bob):
@@ -900,6 +908,8 @@ def test_cookies_a_students_page_sets_for_the_hubs_name_lock_nobody_out_or_in(te
         try:
             page = lab_page(context, victim)
             query = {"hub": term.hub.url, "login": her_login, "victim": victim.name}
+            if victim is bob:  # her own _xsrf, valid (signed by the hub), on his paths
+                query["xsrf"] = her_xsrf
             page.goto(f"{url}cookies.html?{urllib.parse.urlencode(query)}")
             page.wait_for_function("document.title.startsWith('done')")
             sent = sum(len(c["name"]) + len(c["value"]) for c in context.cookies())
@@ -911,9 +921,30 @@ def test_cookies_a_students_page_sets_for_the_hubs_name_lock_nobody_out_or_in(te
             assert RIGHT not in home, home[-2000:]
             page.goto(f"{victim.origin}/user/{victim.name}/lab")
             page.wait_for_selector(".jp-LabShell")  # their own server, still theirs
+            # ... and their JupyterLab still saves: a new file, with the _xsrf the page set on
+            # their server's paths among the cookies JupyterLab reads
+            before = files_of(victim)
+            page.locator(".jp-LauncherCard", has_text="Text File").first.click()
+            deadline = time.monotonic() + HANG  # a hang guard only
+            while files_of(victim) == before and time.monotonic() < deadline:
+                time.sleep(0.5)
+            assert files_of(victim) - before == {"untitled.txt"}, files_of(victim) - before
+            victim.server("DELETE", "api/contents/untitled.txt")
             shot(page, f"5-after-cookies-{victim.name}")
         finally:
             context.close()
+    # Before anyone logs in: the page first, then the hub's login form, its forged _xsrf
+    # (on the login page's own path, sent first) passed over by the hub.
+    context = context_of(browser)
+    try:
+        page = context.new_page()
+        query = {"hub": term.hub.url, "login": her_login, "victim": teacher.name}
+        page.goto(f"{url}cookies.html?{urllib.parse.urlencode(query)}")
+        page.wait_for_function("document.title.startsWith('done')")
+        page.close()
+        lab_page(context, teacher)  # logs in, through the hub's form, as himself
+    finally:
+        context.close()
     bomb = "; ".join(f"b{i}={'x' * 3800}" for i in range(30))
     for origin in (term.hub.url, bob.origin):
         request = urllib.request.Request(f"{origin}/hub/login", headers={"Cookie": bomb})
