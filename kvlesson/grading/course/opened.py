@@ -46,11 +46,6 @@ class Changed(OSError):
     """What was opened is not what was looked at: it was swapped or replaced in between."""
 
 
-def identity(path: str | os.PathLike, dir_fd: int | None = None) -> Identity:
-    """The identity of `path` itself (a link's own, never what it points to)."""
-    return Identity.of(os.stat(path, dir_fd=dir_fd, follow_symlinks=False))
-
-
 def open_folder(
     path: str | os.PathLike, expected: Identity | None = None, dir_fd: int | None = None
 ) -> int:

@@ -37,7 +37,7 @@ def test_a_tree_is_listed_through_descriptors_and_no_link_is_followed(folder):
 
 
 def test_a_link_or_another_folder_is_not_opened_as_the_folder_looked_at(folder, tmp_path):
-    looked = opened.identity(folder)
+    looked = opened.Identity.of(os.lstat(folder))
     with pytest.raises(OSError):  # a link, with O_NOFOLLOW | O_DIRECTORY
         opened.open_folder(folder / "link")
     race.exchange(folder, tmp_path / "secret")  # its name now names another real folder

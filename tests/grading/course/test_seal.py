@@ -231,7 +231,7 @@ def test_a_folder_swapped_for_a_link_as_its_first_file_opens_brings_nothing_of_t
     descriptor, so what is copied is still the folder that was looked at (her own work),
     and nothing of the instructor's, though her folder's name now points at it."""
     _, mine, link = racing_folder(tmp_path)
-    looked = opened.identity(mine)
+    looked = opened.Identity.of(os.lstat(mine))
     swapped = swap_at_first_open(monkeypatch, mine, link)
     refused = seal.seal(mine, tmp_path / "sealed", expected=looked)
     assert swapped == ["a000"] and mine.is_symlink(), swapped  # the race happened
@@ -244,7 +244,7 @@ def test_a_folder_swapped_before_it_is_opened_is_not_copied(tmp_path, monkeypatc
     """Swapped between collect's look and the seal: the name is a link now (never followed);
     swapped for another real folder of hers, it is not the folder that was looked at."""
     _, mine, link = racing_folder(tmp_path)
-    looked = opened.identity(mine)
+    looked = opened.Identity.of(os.lstat(mine))
     swap_at_first_open(monkeypatch, mine, link, inside=False)
     refused = seal.seal(mine, tmp_path / "sealed", expected=looked)
     assert [r.reason for r in refused] == [
