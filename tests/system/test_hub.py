@@ -924,7 +924,9 @@ def test_cookies_a_students_page_sets_for_the_hubs_name_lock_nobody_out_or_in(te
             # ... and their JupyterLab still saves: a new file, with the _xsrf the page set on
             # their server's paths among the cookies JupyterLab reads
             before = files_of(victim)
-            page.locator(".jp-LauncherCard", has_text="Text File").first.click()
+            page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+            page.locator(".lm-Menu-itemLabel").get_by_text("New", exact=True).hover()
+            page.locator(".lm-Menu-itemLabel").get_by_text("Text File", exact=True).click()
             deadline = time.monotonic() + HANG  # a hang guard only
             while files_of(victim) == before and time.monotonic() < deadline:
                 time.sleep(0.5)

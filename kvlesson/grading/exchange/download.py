@@ -79,12 +79,9 @@ class PlatformFileNames(FileNameCollectorPlugin):
                 self.log.warning("%s: %s", student, note)
             if taken is not None:
                 self._chosen[taken.path] = taken.info()
-                if taken.late:
+                if taken.late:  # the grading command flags it, with what it costs
                     late.add(student)
-                    notes[student].append(
-                        f"{Path(taken.path).name}: handed in late, says the learning "
-                        "platform's file name (its time is not in the download)"
-                    )
+                    self.log.warning("%s: late, says its file name", shown(taken.path))
         self._notes = _write_notes(extracted, notes, late)
 
     def _named(self, path: str) -> Named | None:

@@ -19,7 +19,8 @@ formgrader's own Autograde button uses it) and configures:
     c.LatePolicy.platform_late_days = 1     # "late" with no time: late by this many days
 
 Another plugin class (nbgrader's own `LateSubmissionPlugin` with `penalty_method = "zero"`)
-is asked the same way. The penalty is the share of the score when it is graded: points a
+is asked the same way; a configuration that names none gets nbgrader's default (late work
+flagged, not penalized), and `LatePolicy` without a share per day flags only. The penalty is the share of the score when it is graded: points a
 written answer gets later in the formgrader are not penalized (nbgrader's rule too).
 """
 
@@ -45,7 +46,7 @@ class LatePolicy(LateSubmissionPlugin):
 
     grace_minutes = Float(0, min=0, help="Late by less than this: on time").tag(config=True)
     percent_per_day = Float(
-        10, min=0, max=100, help="Share of the notebook's score taken per started day late"
+        0, min=0, max=100, help="Share of the notebook's score taken per started day late"
     ).tag(config=True)
     platform_late_days = Integer(
         1, min=0, help="Days late of a submission a learning platform calls late, with no time"
@@ -81,7 +82,8 @@ class Late:
     def of(cls, course, submission, folder: Path) -> Late:
         """The lateness of nbgrader's `submission` (its time against its due date, with an
         extension) and of its collected `folder`, under the course's policy."""
-        name = course.config.AssignLatePenalties.get("plugin_class", LatePolicy)
+        # nbgrader's own when the configuration names none: late work flagged, not penalized
+        name = course.config.AssignLatePenalties.get("plugin_class", LateSubmissionPlugin)
         plugin_class = import_item(name) if isinstance(name, str) else name
         return cls(
             float(submission.total_seconds_late or 0),

@@ -5,6 +5,7 @@ tests/system/test_cheats_round4.py."""
 from __future__ import annotations
 
 import datetime
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -40,7 +41,9 @@ def test_a_grace_keeps_a_submission_a_moment_late_on_time():
 
 
 def late(seconds: float, by_platform: bool = False, plugin=None) -> Late:
-    return Late(seconds, DUE if seconds else None, by_platform, plugin or policy())
+    return Late(
+        seconds, DUE if seconds else None, by_platform, plugin or policy(percent_per_day=10)
+    )
 
 
 def test_the_flag_says_how_late_by_which_policy_and_what_it_cost():
@@ -58,7 +61,10 @@ def test_the_flag_says_how_late_by_which_policy_and_what_it_cost():
 def test_late_by_a_platforms_word_counts_as_the_days_the_policy_gives():
     lost, words = late(0, by_platform=True).penalty("ann", 4.0)
     assert lost == pytest.approx(0.4) and "says the learning platform's file name" in words
-    assert late(0, True, policy(platform_late_days=0)).penalty("ann", 4.0)[0] is None
+    assert (
+        late(0, True, policy(percent_per_day=10, platform_late_days=0)).penalty("ann", 4.0)[0]
+        is None
+    )
 
 
 def test_another_plugin_is_asked_the_same_way():
@@ -90,3 +96,16 @@ def test_collects_note_of_a_platforms_late_is_read_only_from_collects_own_file(t
     assert seal.late_by_platform(tmp_path) and seal.read_refusals(tmp_path) == ["a note"]
     (tmp_path / seal.REFUSALS).write_text('{"late": true, "notes": []}')  # not collect's
     assert not seal.late_by_platform(tmp_path)
+
+
+def test_without_a_policy_late_work_is_flagged_and_not_penalized():
+    """A course whose configuration names no plugin (an nbgrader_config.py of its own) gets
+    nbgrader's default; LatePolicy without a share per day flags only."""
+    course = SimpleNamespace(config=Config())
+    submission = SimpleNamespace(total_seconds_late=3 * DAY, duedate=DUE)
+    unset = Late.of(course, submission, Path("/nonexistent"))
+    assert type(unset.plugin) is LateSubmissionPlugin
+    lost, words = unset.penalty("ann", 6.0)
+    assert lost is None and words.startswith("late: handed in 3 days after the due date")
+    lost, words = late(DAY, plugin=policy()).penalty("ann", 6.0)
+    assert lost == 0.0 and "loses no points" in words
