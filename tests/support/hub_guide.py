@@ -4,7 +4,8 @@ The guide marks each command block the test runs with an HTML comment, `<!-- hub
 NAME -->`, right before a ```bash fence, and its table of who may do what with
 `<!-- hub-test: who-may-do-what -->`. This module reads them, and puts the test's own
 account names, the course's source and the hub's address in place of the guide's
-(`teacher`, `alice`, `bob`, `carol`, `https://github.com/OWNER/REPO.git`, `https://HUB`),
+(`teacher`, `alice`, `bob`, `carol`, `https://github.com/OWNER/REPO.git`, `https://HUB`,
+the certificate's files),
 failing loudly when the guide no longer holds what it replaces: a guide the test cannot
 follow is a failing test.
 """
@@ -25,6 +26,8 @@ GUIDE_INSTRUCTOR, GUIDE_STUDENTS = "teacher", ("alice", "bob", "carol")
 GUIDE_OUTSIDER = "mallory"  # the table's account outside the course
 REPOSITORY = "https://github.com/OWNER/REPO.git"
 ADDRESS = "https://HUB"  # the hub's public address in the start block
+CHAIN = "/etc/letsencrypt/live/HUB/fullchain.pem"  # the certificate block's files
+KEY = "/etc/letsencrypt/live/HUB/privkey.pem"
 
 
 def blocks() -> dict[str, str]:

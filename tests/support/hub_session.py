@@ -11,6 +11,7 @@ proxy, and ends by process id whatever still runs under one of the class's accou
 from __future__ import annotations
 
 import http.client
+import importlib.util
 import json
 import os
 import pwd
@@ -18,7 +19,9 @@ import re
 import secrets
 import signal
 import socket
+import ssl
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.parse
@@ -32,36 +35,84 @@ PREFIX = Path("/opt/kvlesson-hub")  # hub/setup.sh and hub/jupyterhub_config.py
 STATE = Path("/srv/jupyterhub")  # the hub's own files (hub/jupyterhub_config.py)
 INSTRUCTORS = "kvlesson-instructors"  # the groups of hub/jupyterhub_config.py
 STUDENTS = "kvlesson-students"
-BIND = ("127.0.0.1", 8000)  # hub/jupyterhub_config.py: loopback only
+BIND = ("127.0.0.1", 443)  # hub/jupyterhub_config.py: a name under localhost, loopback only
 # The hub's public address in the test, for the guide's https://HUB: every account's server is
 # at NAME.hub.localhost, a name Chromium takes to this machine (glibc does not: requests
-# from Python are sent to BIND with the name in their Host header). hub.localhost, not
-# localhost: alice.hub.localhost and teacher.hub.localhost are then one site, as
-# alice.hub.example.org and teacher.hub.example.org are (the browser sends cookies between
-# them), so the test's browser is as strict as a real hub's and no stricter.
-HUB_URL = "http://hub.localhost:8000"
-HUB_PORTS = (8000, 8001, 8081)  # the hub, its proxy's API, the hub's API (JupyterHub's defaults)
+# from Python are sent to BIND with the name in their Host header and in TLS's SNI).
+# hub.localhost, not localhost: alice.hub.localhost and teacher.hub.localhost are then one
+# site, as alice.hub.example.org and teacher.hub.example.org are (the browser sends cookies
+# between them), so the test's browser is as strict as a real hub's and no stricter.
+HUB_URL = "https://hub.localhost"
+HUB_PORTS = (443, 801, 881)  # the hub, its proxy's API, the hub's API (hub/places.py)
+CERTIFIED = ("hub.localhost", "*.hub.localhost")  # the names of the test's certificate
+TRUST: dict[str, ssl.SSLContext] = {}  # "context": trusting the test's authority only
 # colours, a window title, a character set
 ESCAPES = re.compile(r"\x1b(\[[0-9;?]*[A-Za-z]|\][^\x07]*\x07|\([A-Z0-9])")
 WAIT = 60  # seconds for the hub or a server to come up, a hang guard only
 
 
-class _Loopback(http.client.HTTPConnection):
-    """A connection to the hub's bound address, whatever name the URL gives: the request
-    keeps the URL's name in its Host header, which the hub's proxy routes by."""
+class _Loopback(http.client.HTTPSConnection):
+    """A TLS connection to the hub's bound address, whatever name the URL gives: the request
+    keeps the URL's name in its Host header, which the hub's proxy routes by, and in TLS's
+    server name, which the certificate must hold (checked against the test's authority)."""
 
     def connect(self) -> None:
-        self.sock = socket.create_connection(BIND, self.timeout)
+        plain = socket.create_connection(BIND, self.timeout)
+        self.sock = trusted().wrap_socket(plain, server_hostname=self.host)
 
 
-class _LoopbackHandler(urllib.request.HTTPHandler):
-    def http_open(self, req):
+class _LoopbackHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req):
         return self.do_open(_Loopback, req)
 
 
 def opener(*handlers) -> urllib.request.OpenerDirector:
-    """A urllib opener whose http:// requests all go to the hub's bound address."""
+    """A urllib opener whose https:// requests all go to the hub's bound address."""
     return urllib.request.build_opener(_LoopbackHandler, *handlers)
+
+
+def trusted() -> ssl.SSLContext:
+    """TLS that trusts the test's certificate authority, and nothing else."""
+    return TRUST["context"]
+
+
+def make_certificate(folder: Path) -> tuple[Path, Path]:
+    """A certificate authority of the test's own, and a certificate it signs for the hub's
+    name and every name under it (the guide's wildcard certificate); the certificate with
+    its chain and its key. Requests of the test trust that authority only."""
+    ca_key, ca, key, request, cert, chain = (
+        folder / name for name in ("ca.key", "ca.crt", "hub.key", "hub.csr", "hub.crt", "chain.crt")
+    )
+    run(
+        "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        "-keyout", str(ca_key), "-out", str(ca), "-subj", "/CN=kvlesson hub test authority",
+    )  # fmt: skip
+    run(
+        "openssl", "req", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key),
+        "-out", str(request), "-subj", f"/CN={CERTIFIED[0]}",
+    )  # fmt: skip
+    extensions = folder / "names.ext"
+    extensions.write_text(
+        "subjectAltName=" + ",".join(f"DNS:{name}" for name in CERTIFIED) + "\n"
+        "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
+    )
+    run(
+        "openssl", "x509", "-req", "-in", str(request), "-CA", str(ca), "-CAkey", str(ca_key),
+        "-CAcreateserial", "-days", "2", "-out", str(cert), "-extfile", str(extensions),
+    )  # fmt: skip
+    chain.write_text(cert.read_text() + ca.read_text())
+    TRUST["context"] = ssl.create_default_context(cafile=str(ca))
+    return chain, key
+
+
+def hub_module(name: str):
+    """A module of the repository's hub/ (the hub's helpers are not a package: hub/setup.sh
+    copies them beside the hub's configuration, which loads them by their path)."""
+    path = Path(__file__).resolve().parents[2] / "hub" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"kvlesson_hub_{name}", path)
+    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def origin_of(hub_url: str, name: str) -> str:
@@ -399,7 +450,7 @@ class User:
         JupyterLab's Terminal; it starts in the home folder); its exit status and output."""
         terminal = self.server("POST", "/api/terminals", body={})["name"]
         host = urllib.parse.urlsplit(self.origin).netloc
-        url = f"ws://{BIND[0]}:{BIND[1]}/user/{self.name}/terminals/websocket/{terminal}"
+        url = f"wss://{BIND[0]}:{BIND[1]}/user/{self.name}/terminals/websocket/{terminal}"
         marker = secrets.token_hex(6)
         connection = websocket.create_connection(
             url,
@@ -407,6 +458,7 @@ class User:
             host=host,
             origin=self.origin,
             timeout=300,
+            sslopt={"context": trusted(), "server_hostname": host},
         )
         try:
             # printf joins the marker and the status: the echoed command line never holds both.

@@ -51,6 +51,7 @@ from support.course import (
     account_env,
     cell_by_id,
     edit_notebook,
+    flags_of,
     instructor_solutions,
     nbgrader_meta,
     read_nb,
@@ -907,12 +908,7 @@ class Graded:
             return {grade.name: grade.score for grade in notebook.grades}
 
     def flags(self, student: str) -> list[str]:
-        with (self.course / "flags" / f"{ASSIGNMENT}.csv").open(newline="") as f:
-            return [
-                f"{row['cell']}: {row['reason']}"
-                for row in csv.DictReader(f)
-                if row["student"] == student
-            ]
+        return flags_of(self.course, ASSIGNMENT, student)
 
     def notebook(self, student: str) -> nbformat.NotebookNode:
         return read_nb(self.course / "autograded" / student / ASSIGNMENT / f"{NOTEBOOK}.ipynb")

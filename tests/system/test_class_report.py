@@ -188,7 +188,7 @@ def page_counts(html: str, assignment: str) -> dict[tuple[str, str], int]:
                 for _, item in expected_exercise_rows(assignment)
                 if item not in ("handed in", "passed", "failed", "skipped")
             }
-            for row in tables.named(f"{exercise}: the {failed} failed answers"):
+            for row in tables.named(f"{exercise}: the {failed} failed answer"):
                 found[exercise, labels[row[0]]] = int(row[2])
     return found
 

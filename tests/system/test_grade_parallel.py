@@ -104,7 +104,7 @@ def marked(root: Path, students: list[str]) -> list[str]:
 
 
 def graded_now(stdout: str) -> int:
-    return int(re.search(r"\((\d+) submissions graded in this run\)", stdout).group(1))
+    return int(re.search(r"\((\d+) submissions? graded in this run\)", stdout).group(1))
 
 
 def children(pid: int) -> list[int]:

@@ -74,7 +74,10 @@ def test_the_hub_guide_quotes_the_hubs_own_settings():
     hub_pin = re.search(r"^JUPYTERHUB_VERSION=(\S+)", setup, re.M)[1]
     proxy_pin = re.search(r"^PROXY_VERSION=(\S+)", setup, re.M)[1]
     assert f"JupyterHub {hub_pin}" in HUB and f"`configurable-http-proxy` {proxy_pin}" in HUB
-    bind = re.search(r'^c\.JupyterHub\.bind_url = "(.*?)"', config, re.M)[1]
-    assert f"It listens on `{bind}` only" in HUB
-    state = re.search(r'^STATE = "(.*?)"', config, re.M)[1]
-    assert f"It also makes `{state}`" in HUB and f"{state}/jupyterhub.pid" in HUB
+    places = (ROOT / "hub" / "places.py").read_text()
+    for name, what in (("HUB_API_PORT", "the hub's API"), ("PROXY_API_PORT", "its proxy's API")):
+        port = re.search(rf"^{name} = (\d+)", places, re.M)[1]
+        assert f"{what} ({port})" in HUB, name
+    assert "on port 443 of the machine" in HUB and "places.TLS_CERT" in config
+    state = re.search(r'^STATE = "(.*?)"', places, re.M)[1]
+    assert f"It also makes `{state}`" in HUB and f"{state}/tls.crt" in HUB

@@ -26,15 +26,19 @@ import csv
 import datetime
 import json
 import os
+import pwd
 import re
 import secrets
 import shlex
 import shutil
 import stat
 import subprocess
+import sys
 import tempfile
 import time
+import urllib.error
 import urllib.parse
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,12 +58,18 @@ from support.hub_session import (
     Hub,
     HubError,
     User,
+    account_pids,
     answer_at,
     as_account,
+    hub_module,
     listening,
+    make_certificate,
+    opener,
+    origin_of,
     run,
 )
 from support.paths import ROOT
+from support.patience import HANG, HANG_MS
 
 ARTIFACTS = ROOT / "artifacts"
 COURSE_ID = "kvlesson"  # hub/nbgrader_config.py
@@ -75,6 +85,7 @@ NAMES = {
     **dict(zip(guide.GUIDE_STUDENTS, (RIGHT, PARTLY, BLANK))),
 }
 VENV_BIN = Path("/opt/kvlesson-hub/venv/bin")  # hub/setup.sh's environment
+hub_ports = hub_module("ports")  # who holds a port (hub/ports.py, as the hub reads it)
 MARK = ".kvlesson-hub-test"  # left in what the test makes, so a killed run's leftovers are known
 BROWSER_WAIT = 60_000  # ms for a page of JupyterLab, a hang guard only
 
@@ -204,7 +215,10 @@ def term() -> Iterator[Term]:
             "the guide's accounts block keeps passwords.txt"
         )
         klass.make_outsiders()
-        hub.start(guide.replaced(blocks["start"], guide.ADDRESS, HUB_URL), cwd=work)
+        chain, key = make_certificate(work)
+        certificate = guide.replaced(blocks["certificate"], guide.CHAIN, str(chain))
+        as_root(guide.replaced(certificate, guide.KEY, str(key)), cwd=work)
+        hub.start(start_command(blocks), cwd=work)
         users = {name: User(hub, name, klass.passwords[name]) for name in klass.names}
         for user in users.values():
             user.log_in()
@@ -219,13 +233,24 @@ def term() -> Iterator[Term]:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def start_command(blocks: dict[str, str]) -> str:
+    """The guide's start block, with the test's address for the hub's."""
+    return guide.replaced(blocks["start"], guide.ADDRESS, HUB_URL)
+
+
+def context_of(browser):
+    """A new browser context that takes the test's certificate as it is (Chromium does not
+    know the test's authority)."""
+    return browser.new_context(viewport={"width": 1400, "height": 900}, ignore_https_errors=True)
+
+
 def lab_page(browser, user: User):
     """A browser page of `user`'s JupyterLab, after logging in on the hub's login form (in a
     new context of `browser`, or in `browser` itself when it is a context)."""
     context = (
         browser
         if hasattr(browser, "new_page") and not hasattr(browser, "new_context")
-        else browser.new_context(viewport={"width": 1400, "height": 900})
+        else context_of(browser)
     )
     page = context.new_page()
     page.set_default_timeout(BROWSER_WAIT)
@@ -290,7 +315,9 @@ def test_the_hub_listens_on_the_loopback_address_only(term):
         for addresses in found.values()
         for address in addresses
     ), found
-    assert (term.hub.url, BIND) == ("http://hub.localhost:8000", ("127.0.0.1", 8000))
+    assert (term.hub.url, BIND) == ("https://hub.localhost", ("127.0.0.1", 443))
+    for port in HUB_PORTS:  # below the ports any account may bind: root's only
+        assert port < hub_ports.unprivileged_start(), (port, hub_ports.unprivileged_start())
 
 
 def test_each_server_answers_on_its_own_name_only(term):
@@ -303,7 +330,7 @@ def test_each_server_answers_on_its_own_name_only(term):
     for elsewhere in (term.hub.url, teacher.origin):  # the hub's redirects at most
         status, location, body = answer_at(elsewhere + path, alice.token)
         assert status != 200 and b'"started"' not in body, (elsewhere, status, body[:200])
-        assert location.startswith((term.hub.url + "/hub/", alice.origin + "/")), location
+        assert location.startswith((term.hub.url + "/", alice.origin + "/")), location
 
 
 def test_each_server_runs_as_its_own_account(term):
@@ -694,19 +721,22 @@ def test_students_get_the_student_interface(term, browser):
     page.close()
 
 
-def serve_a_page(student: User) -> str:
-    """The student puts hub_attack's page where her server serves it without a login (as
-    the December 2026 walk did); its address."""
+def serve_a_page(student: User, pages: dict[str, str] | None = None) -> str:
+    """The student puts hub_attack's pages (or `pages`: name, text) where her server serves
+    them without a login (as the December 2026 walk did); the address of the first, or of
+    the folder when `pages` are given."""
     folder = "~/.local/share/jupyter/labextensions/kvprobe/static"
+    pages = pages or {"question.html": hub_attack.PAGE, "other.html": hub_attack.OTHER}
     with tempfile.TemporaryDirectory() as scratch:
-        for name, text in (("question.html", hub_attack.PAGE), ("other.html", hub_attack.OTHER)):
+        for name, text in pages.items():
             (Path(scratch) / name).write_text(text)
         Path(scratch).chmod(0o755)
         status, output = as_account(
             student.name, f"mkdir -p {folder} && cp {scratch}/*.html {folder}/"
         )
     assert status == 0, output
-    return f"{student.origin}/user/{student.name}/lab/extensions/kvprobe/static/question.html"
+    base = f"{student.origin}/user/{student.name}/lab/extensions/kvprobe/static/"
+    return base + "question.html" if "question.html" in pages else base
 
 
 def what_the_page_did(page, url: str, victim: User, marker: Path, mode: str) -> dict:
@@ -750,7 +780,7 @@ def test_a_students_page_cannot_act_for_another_account(term, browser):
     seen = {}
     for victim, mode in ((teacher, "frame"), (bob, "popup")):
         victim.server("POST", "api/terminals", body={})  # one the page may try to type into
-        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        context = context_of(browser)
         try:
             page = lab_page(context, victim)  # logged in to the hub (a token for the Lab)
             before = traces(victim)
@@ -782,11 +812,334 @@ def test_a_students_page_cannot_act_for_another_account(term, browser):
             victim.server("DELETE", f"api/terminals/{name}")
 
 
-def test_the_guides_stop_command_stops_the_hub_and_everything_it_started(term):
+# ---------------------------------------------------------------------------
+# The walk of 7 December 2026, as a student: the hub's pages on her name, cookies for the
+# hub's whole name, processes that outlive her server and take the hub's ports.
+
+
+def test_the_hubs_pages_answer_on_the_hubs_name_only(term):
+    """On a user's name only /user/NAME/ is served: the hub's login page, its API, the
+    walk's token request and another user's path asked for on alice's name (or on a name that
+    is no user's) are sent to the hub's own name, never answered there."""
+    alice, teacher = term.users[RIGHT], term.users[INSTRUCTOR]
+    form = b'id="username_input"'
+    status, _, body = answer_at(f"{term.hub.url}/hub/login")
+    assert status == 200 and form in body  # the real login page, on the hub's name
+    for origin in (alice.origin, teacher.origin, origin_of(HUB_URL, "nobody-here")):
+        for path in (
+            "/hub/login",
+            "/hub/home",
+            f"/hub/api/users/{INSTRUCTOR}",
+            "/",
+            f"/user/{PARTLY}/lab",
+        ):
+            status, location, body = answer_at(origin + path, alice.token)
+            assert (status, location) == (302, term.hub.url + path), (
+                origin,
+                path,
+                status,
+                location,
+            )
+            assert form not in body and b"api_tokens" not in body, (origin, path)
+        status, _, _ = alice.call(
+            "POST", f"/hub/api/users/{RIGHT}/tokens", body={"note": "x"}, raw=True, origin=origin
+        )
+        assert status == 404, (origin, status)  # the walk's A3: 201 on ana's name
+    status, _, body = answer_at(f"{alice.origin}/user/{RIGHT}/api/status", alice.token)
+    assert status == 200 and b'"started"' in body  # her own server, on her own name
+
+
+def test_a_students_popup_of_the_hubs_login_page_reads_nothing_and_mints_no_token(term, browser):
+    """The walk's A3: her page opens the hub's login page in a popup on her own origin, where
+    its script could read what the instructor types; it is the hub's own name now, which her
+    script cannot read, and the hub's API on her name gives no token."""
+    alice, teacher = term.users[RIGHT], term.users[INSTRUCTOR]
+    url = serve_a_page(alice, {"login.html": hub_attack.LOGIN_PAGE})
+    context = context_of(browser)
+    try:
+        page = lab_page(context, teacher)  # logged in to the hub, as in the walk
+        before = traces(teacher)
+        page.goto(f"{url}login.html?{urllib.parse.urlencode({'victim': INSTRUCTOR})}")
+        page.click("#show")
+        page.wait_for_function("document.title === 'done'", timeout=HANG_MS)
+        did = json.loads(page.locator("#out").inner_text())
+        (ARTIFACTS / "hub-attack-login.json").write_text(json.dumps(did, indent=1))
+        assert did["popup-login"].startswith("refused"), did  # another origin: unreadable
+        for key in ("whoami", "token"):
+            assert did[key].startswith("refused") or " form:" not in did[key], did
+            assert INSTRUCTOR not in did[key] and '"token"' not in did[key], did
+        popup = context.pages[-1]  # sent to the hub's own name (then, logged in, his Lab)
+        assert popup.url.startswith((f"{term.hub.url}/", teacher.origin)), popup.url
+        assert traces(teacher) == before, "the page made the instructor a token"
+    finally:
+        context.close()
+
+
+def files_of(user: User) -> set[str]:
+    """The names in the account's home folder, as its server lists them."""
+    return {item["name"] for item in user.server("GET", "api/contents")["content"]}
+
+
+def hub_login_cookie(context) -> str:
+    """The hub's login cookie of a browser context logged in to the hub (its value)."""
+    found = [c["value"] for c in context.cookies() if c["name"].endswith("jupyterhub-hub-login")]
+    assert found, context.cookies()
+    return found[0]
+
+
+def test_cookies_a_students_page_sets_for_the_hubs_name_lock_nobody_out_or_in(term, browser):
+    """The walk's A4 and A5: her page, opened once, sets thirty large cookies for the hub's
+    whole name (every later request of the visitor answered 431, before), login cookies of
+    her own under the hub's names (the instructor logged in as her, before) and _xsrf cookies,
+    forged or her own, on the login page's and the victim's server's paths. The instructor and
+    a classmate who opened it still log in, reach the hub and their own servers as themselves,
+    and their JupyterLab still saves."""
+    alice, bob, teacher = term.users[RIGHT], term.users[PARTLY], term.users[INSTRUCTOR]
+    url = serve_a_page(alice, {"cookies.html": hub_attack.COOKIE_PAGE})
+    mine = context_of(browser)
+    try:
+        lab_page(mine, alice)
+        her_login = hub_login_cookie(mine)
+        her_xsrf = next(c["value"] for c in mine.cookies() if c["name"] == "_xsrf")
+    finally:
+        mine.close()
+    for victim in (teacher, bob):
+        context = context_of(browser)
+        try:
+            page = lab_page(context, victim)
+            query = {"hub": term.hub.url, "login": her_login, "victim": victim.name}
+            if victim is bob:  # her own _xsrf, valid (signed by the hub), on his paths
+                query["xsrf"] = her_xsrf
+            page.goto(f"{url}cookies.html?{urllib.parse.urlencode(query)}")
+            page.wait_for_function("document.title.startsWith('done')")
+            sent = sum(len(c["name"]) + len(c["value"]) for c in context.cookies())
+            assert sent > 100_000, sent  # the bomb is in the browser
+            answer = page.goto(f"{term.hub.url}/hub/home")
+            assert answer.status == 200, answer.status  # 431 before
+            home = page.content()  # the hub's home page: whose it is, and nobody else's
+            assert f'<span class="me-1">{victim.name}</span>' in home, home[-2000:]
+            assert RIGHT not in home, home[-2000:]
+            page.goto(f"{victim.origin}/user/{victim.name}/lab")
+            page.wait_for_selector(".jp-LabShell")  # their own server, still theirs
+            # ... and their JupyterLab still saves: a new file, with the _xsrf the page set on
+            # their server's paths among the cookies JupyterLab reads
+            before = files_of(victim)
+            page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+            page.locator(".lm-Menu-itemLabel").get_by_text("New", exact=True).hover()
+            page.locator(".lm-Menu-itemLabel").get_by_text("Text File", exact=True).click()
+            deadline = time.monotonic() + HANG  # a hang guard only
+            while files_of(victim) == before and time.monotonic() < deadline:
+                time.sleep(0.5)
+            assert files_of(victim) - before == {"untitled.txt"}, files_of(victim) - before
+            victim.server("DELETE", "api/contents/untitled.txt")
+            shot(page, f"5-after-cookies-{victim.name}")
+        finally:
+            context.close()
+    # Before anyone logs in: the page first, then the hub's login form, its forged _xsrf
+    # (on the login page's own path, sent first) passed over by the hub.
+    context = context_of(browser)
+    try:
+        page = context.new_page()
+        query = {"hub": term.hub.url, "login": her_login, "victim": teacher.name}
+        page.goto(f"{url}cookies.html?{urllib.parse.urlencode(query)}")
+        page.wait_for_function("document.title.startsWith('done')")
+        page.close()
+        lab_page(context, teacher)  # logs in, through the hub's form, as himself
+    finally:
+        context.close()
+    bomb = "; ".join(f"b{i}={'x' * 3800}" for i in range(30))
+    for origin in (term.hub.url, bob.origin):
+        request = urllib.request.Request(f"{origin}/hub/login", headers={"Cookie": bomb})
+        try:
+            status = opener().open(request, timeout=60).status
+        except urllib.error.HTTPError as error:
+            status = error.code
+        assert status in (200, 302), (origin, status)  # never 431
+
+
+SQUATTER = r"""
+import os, socket, sys, time
+log = open(os.path.expanduser("~/squat.log"), "a", buffering=1)
+held, said = {}, set()
+for _ in range(1200):  # ten minutes of tries, a hang guard: the test ends it long before
+    for port in map(int, sys.argv[1:]):
+        if port in held:
+            continue
+        probe = socket.socket()
+        try:
+            probe.bind(("127.0.0.1", port))
+            probe.listen()
+            held[port] = probe
+            log.write(f"took {port}\n")
+        except OSError as error:
+            probe.close()
+            if port not in said:
+                said.add(port)
+                log.write(f"{port}: {error.strerror}\n")
+    time.sleep(0.5)
+"""
+
+
+def squat_from_her_terminal(student: User) -> None:
+    """From her JupyterLab terminal, as in the walk: a process left running with `setsid
+    nohup`, which keeps trying to bind every port the hub has (and JupyterHub's defaults),
+    and a double fork of its own session."""
+    home = term_home(student)
+    (home / ".sq.py").write_text(SQUATTER)
+    run("chown", f"{student.name}:", str(home / ".sq.py"))
+    ports = " ".join(map(str, (*HUB_PORTS, 8000, 8001, 8081)))
+    status, output = student.shell(
+        f"setsid nohup python3 ~/.sq.py {ports} >/dev/null 2>&1 & "
+        "(setsid sh -c 'sleep 100000 & exec sleep 100001' >/dev/null 2>&1 &); echo left"
+    )
+    assert status == 0 and "left" in output, output
+    deadline = time.monotonic() + HANG  # a hang guard only
+    while time.monotonic() < deadline:
+        if squatting(student.name):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{student.name}'s squatter never ran")
+
+
+def term_home(student: User) -> Path:
+    return Path(pwd.getpwnam(student.name).pw_dir)
+
+
+def squatting(name: str) -> list[int]:
+    """The processes of `name` the squat left (the squatter and its sleeps)."""
+    found = []
+    for pid in account_pids({name}):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b".sq.py" in command or b"sleep\x00100000" in command:
+            found.append(pid)
+    return found
+
+
+def gone(name: str, seconds: float = HANG) -> bool:
+    """Whether every process the squat left for `name` ends (within `seconds`, a hang guard)."""
+    deadline = time.monotonic() + seconds
+    while squatting(name) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return not squatting(name)
+
+
+def test_a_students_processes_end_with_her_server(term):
+    """The walk's A2, first half: what she leaves running from her terminal ends when her
+    server stops; it could never bind the hub's ports (below 1024: root's)."""
+    alice = term.users[RIGHT]
+    squat_from_her_terminal(alice)
+    status, _, _ = alice.call("DELETE", f"/hub/api/users/{RIGHT}/server", raw=True)
+    assert status in (202, 204), status
+    assert gone(RIGHT), f"{RIGHT}'s processes outlived her server: {squatting(RIGHT)}"
+    said = (term_home(alice) / "squat.log").read_text()
+    for port in HUB_PORTS:
+        assert f"{port}: Permission denied" in said and f"took {port}" not in said, said
+    alice.spawn()
+    alice.wait_ready()
+
+
+def stop_as_the_guide_says(term) -> str:
     done = subprocess.run(
         ["bash", "-c", "set -euo pipefail\n" + term.blocks["stop"]], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert term.hub.wait_stopped(30), "the hub still runs after the guide's stop command"
-    left = {port: listening(port) for port in HUB_PORTS if listening(port)}
-    assert not left, f"still listening after the stop: {left}"
+    return done.stdout
+
+
+def wait_free(seconds: float = HANG) -> dict[int, list[str]]:
+    """The hub's ports still listened on after `seconds` at most (a hang guard: none, once
+    all is ended)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and any(listening(port) for port in HUB_PORTS):
+        time.sleep(0.2)
+    return {port: listening(port) for port in HUB_PORTS if listening(port)}
+
+
+def proxies_left() -> list[int]:
+    """The configurable-http-proxy processes still running once those ending have ended (a
+    hang guard only)."""
+    deadline = time.monotonic() + HANG
+    while proxies() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return proxies()
+
+
+def proxies() -> list[int]:
+    """Every configurable-http-proxy process that runs."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if (
+                entry.name.isdigit()
+                and b"configurable-http-proxy" in (entry / "cmdline").read_bytes()
+            ):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_the_guides_stop_ends_the_hub_its_proxy_and_every_students_process(term):
+    """The walk's A2, second half: step 5 with a squatter running, then step 4."""
+    alice = term.users[RIGHT]
+    squat_from_her_terminal(alice)
+    said = stop_as_the_guide_says(term)
+    assert term.hub.wait_stopped(HANG), "the hub still runs after the guide's stop command"
+    assert "ended every process of the students' accounts" in said, said
+    assert gone(RIGHT), f"{RIGHT}'s processes outlived the hub: {squatting(RIGHT)}"
+    assert not wait_free(), f"still listening after the stop: {wait_free(0)}"
+    assert not proxies_left(), proxies()
+    term.hub.start(start_command(term.blocks), cwd=term.work)
+    held = {port: hub_ports.holders(port) for port in HUB_PORTS}
+    assert all(held.values()) and {h.account for who in held.values() for h in who} == {"root"}, (
+        held
+    )
+    alice.log_in()  # the hub works again, for the same accounts
+    alice.spawn()
+    alice.wait_ready()
+
+
+def test_the_start_names_what_holds_its_port_and_leaves_no_proxy(term):
+    """The walk's A2 and W2: a port of the hub's held by another process: the guide's start
+    names it and stops before anything else (no proxy left holding the public port)."""
+    stop_as_the_guide_says(term)
+    assert term.hub.wait_stopped(HANG) and not wait_free() and not proxies_left()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import socket,time\ns=socket.socket()\ns.bind(('127.0.0.1', 801))\n"
+            "s.listen()\nprint('held', flush=True)\ntime.sleep(600)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(HubError, match="exited"):
+            term.hub.start(start_command(term.blocks), cwd=term.work)
+        log = term.hub.log()
+        assert (
+            f"The hub does not start: the hub's ports are taken: proxy's API port (801) is held "
+            f"by process {holder.pid} of root" in log
+        ), log
+        assert not proxies() and not listening(443), (proxies(), listening(443))
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_hub_killed_outright_leaves_no_proxy_behind(term):
+    """The walk's W2: a hub that ends without stopping its proxy (killed, or a start that
+    fails after the proxy started) took the proxy with it, so nothing holds the public port."""
+    term.hub.start(start_command(term.blocks), cwd=term.work)
+    hub = int((STATE / "jupyterhub.pid").read_text())
+    os.kill(hub, 9)
+    assert term.hub.wait_stopped(HANG)
+    assert not wait_free(), f"the killed hub's proxy still listens: {wait_free(0)}"
+    assert not proxies_left(), proxies()
+    stop_as_the_guide_says(term)  # and the guide's stop still ends what is left
+    assert not wait_free() and not squatting(RIGHT)

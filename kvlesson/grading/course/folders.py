@@ -91,3 +91,13 @@ def read_timestamp(folder: Path) -> str | None:
         return path.read_text().strip()[:64] if path.is_file() and not path.is_symlink() else None
     except OSError:
         return None
+
+
+def how_to_hand_in(assignment: str) -> str:
+    """Where submissions come from, in words: each way of putting them in submitted/."""
+    return (
+        f"put the submissions in submitted/ first: `nbgrader collect {assignment}` (through "
+        f"the exchange), `nbgrader zip_collect {assignment}` (a learning platform's download) "
+        f"or a folder submitted/STUDENT/{assignment}/ per student (notebooks handed over as "
+        "files); docs/instructors.md says how"
+    )

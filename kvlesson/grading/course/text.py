@@ -52,3 +52,8 @@ def terminal_safe(text: str) -> str:
     return "\n".join(
         printable(line.replace("\t", "    "), len(line) * 4 + 16) for line in str(text).split("\n")
     )
+
+
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """A count with its noun in the right number: "1 failed answer", "3 failed answers"."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"

@@ -13,6 +13,10 @@ classmate's submission. Each of its steps is replaced here, one module per role:
 * `feedback` (kvlesson.grading.exchange.feedback): `SafeReleaseFeedback` releases feedback
   from plain files only, student by student.
 * the accounts (kvlesson.grading.exchange.accounts): who owns an entry, who runs the command.
+* a learning platform's download, for nbgrader's `zip_collect` (nbgrader_config.py selects
+  both): `unpack.SafeExtractor` unpacks plain files only, with limits, and
+  `download.PlatformFileNames` sorts their names into students, one student's odd files
+  costing that student only, lateness kept.
 
 nbgrader_config.py and hub/nbgrader_config.py name the three classes by this package
 (`kvlesson.grading.exchange.SafeCollect`, `.SafeSubmit`, `.SafeReleaseFeedback`), as a hub

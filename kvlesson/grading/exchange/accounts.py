@@ -10,9 +10,8 @@ import os
 import pwd
 
 
-def owner_of(path: str) -> str:
-    """The account that owns `path` (the link itself, never what it points to)."""
-    uid = os.lstat(path).st_uid
+def account_name(uid: int) -> str:
+    """The name of the account with the user id `uid` (its number, in words, if none)."""
     try:
         return pwd.getpwuid(uid).pw_name
     except KeyError:

@@ -33,13 +33,14 @@ from nbgrader.api import Gradebook
 from nbgrader.exchange.abc.exchange import ExchangeError
 from nbgrader.exchange.default.collect import ExchangeCollect
 
+from kvlesson.grading.course import opened
 from kvlesson.grading.course.seal import SealLimits, seal, write_refusals
-from kvlesson.grading.exchange.accounts import _me, owner_of
+from kvlesson.grading.exchange.accounts import _me, account_name
 from kvlesson.grading.exchange.inbound import (
     NO_TIME,
-    entry_problem,
     id_problem,
     last_change,
+    look_at,
     put_back_time,
     shown,
     time_notes,
@@ -84,14 +85,15 @@ class SafeCollect(ExchangeCollect):
                 f"if they belong to the course, add them (nbgrader db student add "
                 f"{username}) and collect again"
             )
-        changed, last = NO_TIME, ""
+        changed, last, looked, info = NO_TIME, "", None, None
         if not problem:
-            problem = entry_problem(path)
-        if not problem:
-            changed, last = last_change(path)
-        owner = owner_of(path)
-        if self.check_owner and not problem and owner not in (username, _me()):
-            problem = f"it is named after {username} but was made by {owner}"
+            problem, info = look_at(path)
+        if info is not None:
+            looked = opened.Identity.of(info)
+            changed, last = last_change(path, looked)
+            owner = account_name(info.st_uid)
+            if self.check_owner and owner not in (username, _me()):
+                problem = f"it is named after {username} but was made by {owner}"
         return {
             "username": username,
             "filename": name,
@@ -100,6 +102,7 @@ class SafeCollect(ExchangeCollect):
             "last": last,
             "problem": problem,
             "outsider": outsider,
+            "identity": looked,  # the folder looked at: the one sealed, or nothing
         }
 
     def _sort_by_timestamp(self, records):
@@ -192,12 +195,13 @@ class SafeCollect(ExchangeCollect):
             notes = [f"{shown(record['filename'])} was not collected: {record['problem']}"]
         else:
             limits = SealLimits(file_bytes=int(self.coursedir.max_file_size * 1000))
+            looked = record["identity"]
             notes = [
                 f"not collected: {refusal}"
-                for refusal in seal(Path(src), dest, limits, tuple(self.coursedir.ignore))
+                for refusal in seal(Path(src), dest, limits, tuple(self.coursedir.ignore), looked)
             ]
             # Changed while it was copied: the later time counts.
-            changed, last = max((record["timestamp"], record["last"]), last_change(src))
+            changed, last = max((record["timestamp"], record["last"]), last_change(src, looked))
             notes += time_notes(record["named"], changed, last)
             notes += put_back_time(dest, changed, record["named"])
         for note in notes:

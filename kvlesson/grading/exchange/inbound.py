@@ -1,7 +1,8 @@
 """An entry of the exchange's inbound as collect reads it: its name, and its time.
 
 An entry that is a file, a link, a folder collect cannot list, or whose name holds no time
-or names no student (not UTF-8, a line break) is not collected, and is said so in words. A
+or names no student (not UTF-8, a line break, markup: kvlesson.grading.course.ids) is not
+collected, and is said so in words. A
 submission's time is when its files were last changed in the exchange (their change time,
 which no account can set back), not the time its folder's name holds; a name that says
 otherwise is flagged, and the collected copy's timestamp.txt is written with the time the
@@ -17,11 +18,12 @@ from pathlib import Path
 
 from nbgrader.utils import parse_utc
 
+from kvlesson.grading.course import ids, opened
 from kvlesson.grading.course.seal import kind_of
 
 SLACK = datetime.timedelta(minutes=2)  # a folder's name and its files' last change, unflagged
 MOST_ENTRIES = 2000  # the entries of one submission looked at for its time (seal keeps 200)
-NO_TIME = datetime.datetime.min  # the time of an entry that is not collected
+NO_TIME = opened.NO_TIME  # the time of an entry that is not collected
 
 
 def shown(name: str) -> str:
@@ -32,54 +34,43 @@ def shown(name: str) -> str:
 
 
 def id_problem(username: str) -> str:
-    """Why an entry's name names no student ("" when it names one)."""
-    try:
-        username.encode("utf-8")
-    except UnicodeEncodeError:
-        return "its name is not UTF-8 text, so it names no student"
-    if not username.isprintable():
-        return "its name holds a line break or another control character, so it names no student"
-    if username in ("", ".", "..") or "/" in username:
-        return "its name names no student"
-    return ""
+    """Why an entry's name names no student ("" when it names one): its student id, the part
+    before the first `+`, must be one the course takes (`kvlesson.grading.course.ids`)."""
+    why = ids.id_problem(username)
+    return f"its name {why}, so it names no student" if why else ""
 
 
-def entry_problem(path: str) -> str:
-    """Why an entry of inbound is not a submission that can be collected ("" if it is)."""
+def look_at(path: str) -> tuple[str, os.stat_result | None]:
+    """Why an entry of inbound is not a submission that can be collected ("" if it is), and
+    what it was when it was looked at (its own status: its identity and owner), which the
+    collected copy must then be (`kvlesson.grading.course.opened`)."""
     try:
         info = os.lstat(path)
     except OSError as error:
-        return f"it cannot be looked at ({error.strerror})"
+        return f"it cannot be looked at ({error.strerror})", None
     if not stat.S_ISDIR(info.st_mode):
-        return f"it is {kind_of(info.st_mode) or 'a file'}, not a submission folder"
+        return f"it is {kind_of(info.st_mode) or 'a file'}, not a submission folder", None
     try:
-        os.listdir(path)
+        with opened.folder(path, opened.Identity.of(info)) as fd:
+            opened.listing(fd)
     except OSError as error:
-        return f"its folder cannot be listed ({error.strerror})"
-    return ""
+        return f"its folder cannot be listed ({error.strerror or error})", None
+    return "", info
 
 
-def last_change(folder: str | Path) -> tuple[datetime.datetime, str]:
+def last_change(
+    folder: str | Path, expected: opened.Identity | None = None
+) -> tuple[datetime.datetime, str]:
     """When anything in the submission folder was last changed (UTC), and what: the latest
-    change time (ctime) of the folder and everything in it, links not followed. No account
-    can set a change time back: it is when the submission was last written."""
-    latest, what, seen = NO_TIME, "", 0
-    for top, dirs, files in os.walk(folder):  # links not followed
-        for name in (".", *dirs, *files):
-            path = os.path.join(top, name)
-            try:
-                changed = os.lstat(path).st_ctime
-            except OSError:
-                continue
-            moment = datetime.datetime.fromtimestamp(changed, datetime.timezone.utc)
-            moment = moment.replace(tzinfo=None)
-            if moment > latest:
-                where = os.path.relpath(path, folder)
-                latest, what = moment, "the folder" if where == "." else shown(where)
-            seen += 1
-            if seen >= MOST_ENTRIES:
-                return latest, what
-    return latest, what
+    change time (ctime) of the folder and everything in it, which no account can set back,
+    read through the folder's descriptor (it must be the folder `expected`, if given; a
+    folder swapped since gives no time). It is when the submission was last written."""
+    try:
+        with opened.folder(folder, expected) as fd:
+            latest, what = opened.latest_change(fd, MOST_ENTRIES)
+    except OSError:
+        return NO_TIME, ""
+    return latest, "the folder" if what == "." else shown(what)
 
 
 def time_notes(named: datetime.datetime | None, changed: datetime.datetime, last: str) -> list[str]:

@@ -24,7 +24,8 @@
    nothing and writes it for every graded assignment, with how mistakes carry over.
 
 Exit code: 0 when every submission has a mark, 1 when some could not be graded (they
-score 0 and are named), 2 when the course is not ready (no key, no bubblewrap).
+score 0 and are named), 2 when the course is not ready (no key, no bubblewrap) or an
+assignment named has nothing in submitted/ to grade.
 """
 
 from __future__ import annotations
@@ -39,11 +40,11 @@ from pathlib import Path
 
 from kvlesson.grading.box.walls import bwrap_path
 from kvlesson.grading.course import folders
-from kvlesson.grading.course.folders import Course, read_timestamp
+from kvlesson.grading.course.folders import Course, how_to_hand_in, read_timestamp
 from kvlesson.grading.course.gradebook import record_assignments, snapshot
 from kvlesson.grading.course.key import key_path, read_key
 from kvlesson.grading.course.results import Graded, SubmissionResult
-from kvlesson.grading.course.text import csv_cell, terminal_safe
+from kvlesson.grading.course.text import counted, csv_cell, terminal_safe
 from kvlesson.grading.grade.pool import Workers
 from kvlesson.grading.grade.store import (
     pending,
@@ -77,16 +78,19 @@ def summary(assignment: str, results: list[Graded], flags_file: Path, now: int) 
     """What the instructor reads: each student's score, then every flag, and where
     nbgrader's own log of the run is."""
     lines = [
-        f"{assignment}: {len(results)} notebooks have a mark ({now} submissions graded in this run)"
+        f"{assignment}: {counted(len(results), 'notebook')} with a mark "
+        f"({counted(now, 'submission')} graded in this run)"
     ]
     lines += [
         f"  {g.student:<20} {g.notebook:<16} {g.score:g} / {g.max_score:g}"
-        f"{'   NOT GRADED' if g.failure else ''}"
-        f"{f'   {len(g.flags)} flags' if g.flags else ''}"
+        + ("   NOT GRADED" if g.failure else "")
+        + ("   " + counted(len(g.flags), "flag") if g.flags else "")
         for g in results
     ]
     flags = list(dict.fromkeys(flag for graded in results for flag in graded.flags))
-    lines.append(f"{len(flags)} flags (also in {flags_file} and in the formgrader's comments):")
+    lines.append(
+        f"{counted(len(flags), 'flag')} (also in {flags_file} and in the formgrader's comments):"
+    )
     lines += [f"  {f.student} · {f.notebook} · {f.cell}: {f.reason}" for f in flags]
     lines.append(f"nbgrader's log of each submission graded: {flags_file.with_suffix('.log')}")
     return "\n".join(lines)
@@ -253,6 +257,8 @@ def run(args: argparse.Namespace) -> int:
             return 0
         for assignment in args.assignments:
             check_ready(course, assignment, report=lambda line: print(line, file=sys.stderr))
+            if submitted_folders(course, assignment) == ([], []):
+                raise ValueError(f"nothing to grade of {assignment}: {how_to_hand_in(assignment)}")
     except (ValueError, RuntimeError) as error:
         print(f"kvlesson grade: {error}", file=sys.stderr)
         return 2
@@ -282,7 +288,7 @@ def run(args: argparse.Namespace) -> int:
         failures += sorted({f"{g.student} ({assignment})" for g in results if g.failure})
     if failures:
         print(
-            f"kvlesson grade: {len(failures)} submissions could not be graded "
+            f"kvlesson grade: {counted(len(failures), 'submission')} could not be graded "
             f"({', '.join(failures)}): they score 0, and the reason is in their flags",
             file=sys.stderr,
         )

@@ -11,12 +11,20 @@ clean; so every graded notebook is cleaned here, as rendered, before it is store
 * a Markdown cell (and a raw one) is rendered as nbconvert's templates render it, the HTML
   cleaned, and stored as that one line of clean HTML, which any Markdown renderer passes
   through as it is;
+* a Markdown cell's attachments (a pasted screenshot) are shown in it where they are PNG or
+  JPEG images, written into the page (`data:`); any other attachment, or one the cell names
+  but does not hold, becomes a note that an image was removed, never an error: an honest
+  student's screenshot never costs the grade;
 * an output keeps text, PNG and JPEG images, JSON and LaTeX as they are; its HTML and
   Markdown are cleaned (Markdown rendered first); everything else (JavaScript, SVG, widgets)
-  is dropped, and so are the notebook's widget state and the cells' attachments;
+  is dropped, with a note when nothing of the output is left, and so are the notebook's
+  widget state and the cells' attachments;
 * clean HTML keeps inert tags only (tables, text, code, lists), links to http, https,
   mailto and anchors, and images whose source is a PNG or JPEG in the page itself
   (`<img alt="..." src="data:image/png;base64,...">`: the course's figures), nothing else;
+  an image whose source was removed becomes a note saying so;
+* what the pages read besides the cells' text (an image's width, a cell's metadata, ids,
+  stream names) is cleaned too (`kvlesson.grading.grade.metadata`);
 * in text MathJax reads (Markdown, LaTeX outputs), its macros that make links or HTML
   (`\\href`, `\\class`, ...) lose their backslash.
 
@@ -28,11 +36,15 @@ is cleaned again as it is rendered, and the course's figures (PNG images in the 
 from __future__ import annotations
 
 import copy
+import html
 import re
 
 import nbformat
 from bleach import ALLOWED_TAGS
+from bleach.html5lib_shim import Filter
 from bleach.sanitizer import Cleaner
+
+from kvlesson.grading.grade import metadata
 
 # What the course's outputs and prose use: pandas tables, text, code, sub- and superscripts,
 # and the figures as images in the page.
@@ -101,8 +113,37 @@ def allowed(tag: str, name: str, value: str) -> bool:
     return name in PLAIN_ATTRIBUTES.get(tag, ())
 
 
+REMOVED_IMAGE = (
+    "[an image was removed here (its description: {alt!r}): the grader shows only PNG "
+    "and JPEG images held in the notebook itself]"
+)
+REMOVED_OUTPUT = "[an output of type {kinds} was removed here: the grader shows no script or SVG]"
+
+
+class ImageNotes(Filter):
+    """After cleaning: an image left without a source (one from outside the notebook, of
+    another type, or a handler's carrier such as `<img src=x onerror=...>`) becomes a note
+    that says an image was removed, not a blank image."""
+
+    def __iter__(self):
+        for token in super().__iter__():
+            if token.get("name") == "img" and (None, "src") not in token.get("data", {}):
+                if token["type"] in ("StartTag", "EmptyTag"):
+                    alt = token["data"].get((None, "alt"), "")
+                    yield {"type": "StartTag", "name": "em", "data": {}}
+                    yield {"type": "Characters", "data": REMOVED_IMAGE.format(alt=alt[:200])}
+                    yield {"type": "EndTag", "name": "em", "data": {}}
+                continue
+            yield token
+
+
 CLEANER = Cleaner(
-    tags=TAGS, attributes=allowed, protocols=list(PROTOCOLS), strip=True, strip_comments=True
+    tags=TAGS,
+    attributes=allowed,
+    protocols=list(PROTOCOLS),
+    strip=True,
+    strip_comments=True,
+    filters=[ImageNotes],
 )
 
 
@@ -116,11 +157,28 @@ def clean_html(html: str) -> str:
     return inert_math(CLEANER.clean(html))
 
 
-def render_markdown(source: str) -> str:
-    """Markdown as nbconvert's templates (the formgrader's and the feedback's) render it."""
-    from nbconvert.filters.markdown_mistune import markdown2html_mistune
+def render_markdown(source: str, attachments: object = None) -> str:
+    """Markdown as nbconvert's templates (the formgrader's and the feedback's) render it,
+    with the cell's PNG and JPEG `attachments` written into the page; any other image it
+    names (another type, missing) renders without a source, which the cleaning turns into
+    a note. Never raises: Markdown the renderer cannot read is shown as its text."""
+    from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
-    return markdown2html_mistune(source)
+    class Renderer(IPythonRenderer):
+        def _embed_image_or_attachment(self, src: str) -> str:
+            if not src.startswith("attachment:"):
+                return src  # an address, never a file of the grader's read into the page
+            held = self.attachments.get(src[len("attachment:") :])
+            for mime in ("image/png", "image/jpeg"):
+                if isinstance(held, dict) and isinstance(held.get(mime), str):
+                    return f"data:{mime};base64,{held[mime]}"
+            return ""
+
+    kept = attachments if isinstance(attachments, dict) else {}
+    try:
+        return MarkdownWithMath(renderer=Renderer(escape=False, attachments=kept)).render(source)
+    except Exception:  # the student's text, whatever it holds, never stops a grade
+        return f"<pre>{html.escape(source)}</pre>"
 
 
 def markdown2html(source: str) -> str:
@@ -148,9 +206,10 @@ def as_one_block(html: str) -> str:
     return f'<div class="{SANITIZED_CLASS}">{html}</div>'
 
 
-def clean_markdown(source: str) -> str:
-    """A Markdown cell's source, rendered, cleaned and stored as one block of HTML."""
-    return as_one_block(clean_html(render_markdown(source)))
+def clean_markdown(source: str, attachments: object = None) -> str:
+    """A Markdown cell's source, rendered with its attachments, cleaned and stored as one
+    block of HTML."""
+    return as_one_block(clean_html(render_markdown(source, attachments)))
 
 
 def clean_output(output: nbformat.NotebookNode) -> None:
@@ -162,13 +221,17 @@ def clean_output(output: nbformat.NotebookNode) -> None:
     if "text/markdown" in data:
         rendered = render_markdown(_text(data.pop("text/markdown")))
         data.setdefault("text/html", rendered)
+    removed = []
     for key in list(data):
         if key == "text/html":
             data[key] = clean_html(_text(data[key]))
         elif key == "text/latex":
             data[key] = inert_math(_text(data[key]))
         elif key not in SAFE_OUTPUTS:
+            removed.append(key)
             del data[key]
+    if removed and not data:
+        data["text/plain"] = REMOVED_OUTPUT.format(kinds=", ".join(sorted(removed))[:200])
 
 
 def _text(value) -> str:
@@ -176,13 +239,16 @@ def _text(value) -> str:
 
 
 def sanitized(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy of `nb` whose outputs and Markdown can run nothing in a browser."""
+    """A copy of `nb` whose outputs, Markdown and metadata can run nothing in a browser and
+    load nothing from outside the notebook."""
     clean = copy.deepcopy(nb)
-    clean.metadata.pop("widgets", None)  # widget state: templates load its code to show it
-    for cell in clean.cells:
+    # widget state (templates load its code to show it), a title: only names are kept
+    clean.metadata = nbformat.from_dict(metadata.notebook_metadata(clean.metadata))
+    for index, cell in enumerate(clean.cells):
         if cell.cell_type in ("markdown", "raw"):
-            cell.source = clean_markdown(cell.source)
+            cell.source = clean_markdown(_text(cell.source), cell.get("attachments"))
         for output in cell.get("outputs", []):
             clean_output(output)
-        cell.pop("attachments", None)  # an attachment is shown as the browser reads its type
+        metadata.clean_cell(cell, index)
+        cell.pop("attachments", None)  # shown in the cell's HTML above, where they are images
     return clean

@@ -22,28 +22,14 @@ import nbformat
 
 from kvlesson.grading.course import notebooks, seal
 from kvlesson.grading.course.folders import MARKER, Course, marker_of, read_timestamp
+from kvlesson.grading.course.ids import id_problem
 from kvlesson.grading.course.results import FAILED, Flag, Marker, SubmissionResult
 from kvlesson.grading.course.text import printable
+from kvlesson.grading.grade.lateness import Late
 from kvlesson.grading.grade.sanitize import markdown_text, sanitized
 from kvlesson.grading.marking import diagnosis
 
 COMMENT_PREFIX = "kvlesson grader: "
-
-
-MAX_STUDENT_ID = 128  # characters of a student id in nbgrader's gradebook
-
-
-def id_problem(name: str) -> str:
-    """Why the folder name `name` in submitted/ cannot be a student's id in the gradebook
-    ("" when it can): bytes that are not UTF-8, a control character, a leading dot, too long."""
-    if printable(name, MAX_STUDENT_ID) != name:
-        return (
-            f"its name is not one a gradebook can hold (bytes that are not UTF-8, a control "
-            f"character, or more than {MAX_STUDENT_ID} characters)"
-        )
-    if name.startswith("."):
-        return "its name starts with a dot, as nbgrader's own folders do"
-    return ""
 
 
 def submitted_folders(course: Course, assignment: str) -> tuple[list[str], list[str]]:
@@ -55,7 +41,10 @@ def submitted_folders(course: Course, assignment: str) -> tuple[list[str], list[
             continue
         problem = id_problem(path.parent.name)
         if problem:
-            odd.append(f"submitted/{printable(path.parent.name)}: not graded: {problem}")
+            odd.append(
+                f"submitted/{printable(path.parent.name)}: not graded: its name {problem}, "
+                "so it is no student's id"
+            )
         else:
             students.append(path.parent.name)
     return students, odd
@@ -162,6 +151,7 @@ def store_grades(course: Course, assignment: str, result: SubmissionResult) -> N
         warnings.filterwarnings("ignore", message=".*not in session.*")
         gb.update_or_create_student(result.student)
         submission = gb.update_or_create_submission(assignment, result.student, timestamp=timestamp)
+        late = Late.of(course, submission, course.submitted / result.student / assignment)
         for notebook in submission.notebooks:
             info = result.notebooks.get(notebook.name) if result.graded else None
             marks = {m.grade_id: m for m in info.marks} if info else {}
@@ -176,8 +166,8 @@ def store_grades(course: Course, assignment: str, result: SubmissionResult) -> N
                 else:
                     grade.auto_score = theirs.get("auto_score")
                     grade.needs_manual_grade = bool(theirs.get("needs_manual_grade", True))
-            if info is not None:
-                notebook.late_submission_penalty = info.late_penalty
+            if info is not None:  # by the course's policy, on the course's marks; flagged
+                notebook.late_submission_penalty = late.flag(result.student, notebook, result)
             graded = (
                 nbformat.read(Path(result.autograded) / f"{notebook.name}.ipynb", 4)
                 if info is not None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kvlesson.grading.course.folders import Course
+from kvlesson.grading.course.folders import Course, how_to_hand_in
 from kvlesson.grading.course.known_mistakes import MISTAKES, is_known, name_of, rank
 from kvlesson.grading.course.results import (
     FAILED,
@@ -109,9 +109,8 @@ def assignment_report(course: Course, assignment: str) -> AssignmentReport:
     """The report of one graded assignment; ValueError when nothing of it is graded."""
     if assignment not in graded_assignments(course):
         raise ValueError(
-            f"nothing of {assignment} is graded yet: collect the submissions "
-            f"(nbgrader collect {assignment}), then kvlesson grade "
-            f"{assignment}"
+            f"nothing of {assignment} is graded yet: {how_to_hand_in(assignment)}, then "
+            f"kvlesson grade {assignment}"
         )
     answers = class_answers(course, assignment)
     graded = graded_notebooks(course, assignment)
@@ -206,9 +205,8 @@ def course_reports(
     names = assignments or graded_assignments(course)
     if not names:
         raise ValueError(
-            f"nothing is graded yet in {course.root}: collect the submissions "
-            "(nbgrader collect ASSIGNMENT), then kvlesson grade "
-            "ASSIGNMENT"
+            f"nothing is graded yet in {course.root}: {how_to_hand_in('ASSIGNMENT')}, then "
+            "kvlesson grade ASSIGNMENT"
         )
     reports = [assignment_report(course, name) for name in sorted(names)]
     can_make = {name: known_mistakes(course, name) for name in names}

@@ -15,6 +15,7 @@ from html import escape
 
 from kvlesson.grading.course.known_mistakes import MISTAKES, NAMES
 from kvlesson.grading.course.results import FAILED, Flag
+from kvlesson.grading.course.text import counted
 from kvlesson.grading.report.charts import Chart, outcome_chart, score_chart
 from kvlesson.grading.report.counts import AssignmentReport, Carry, ExerciseCount
 
@@ -125,7 +126,7 @@ def failures_table(exercise: ExerciseCount, names: bool) -> str:
         ]
         rows.append(row + ([escape(", ".join(group.students)) or "-"] if names else []))
     return _table(
-        f"{exercise.exercise}: the {exercise.failed} failed answers, by the known "
+        f"{exercise.exercise}: the {counted(exercise.failed, 'failed answer')}, by the known "
         f"mistake each matched on the graded inputs",
         head,
         rows,
@@ -147,7 +148,8 @@ def flags_table(flags: tuple[Flag, ...], students: tuple[str, ...], names: bool)
     ]
     head = (["student"] if names else []) + ["notebook", "cell", "reason"]
     return _table(
-        f"{len(flags)} flags (the grading command's summary and flags/ list them with the student)",
+        f"{counted(len(flags), 'flag')} (the grading command's summary and flags/ list them "
+        "with the student)",
         head,
         rows,
         set(),
@@ -180,7 +182,7 @@ def assignment_section(report: AssignmentReport, names: bool, titled: bool) -> s
         f'<{h} id="{escape(report.assignment)}">{escape(report.assignment)}</{h}>'
         if titled
         else "",
-        f"<p>{len(report.students)} submissions graded.</p>",
+        f"<p>{counted(len(report.students), 'submission')} graded.</p>",
         _figure(
             score_chart(report),
             "Total autograded scores (written answers, graded by hand, are not in them).",

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from kvlesson.grading.course import seal
+from kvlesson.grading.course import opened, seal
+from support import race
 from support.paths import ROOT
 from support.patience import HANG
 
@@ -186,3 +187,106 @@ def test_feedback_with_a_link_in_it_is_not_released(tmp_path):
     )
     assert done.returncode != 0 and "is a symbolic link" in done.stdout + done.stderr, done
     assert "the answers" not in "".join(p.read_text() for p in exchange.rglob("*.html"))
+
+
+def racing_folder(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The walk's race (A1): the instructor's solutions, a student's submission folder with
+    filler files that sort before her notebook, and her link to the solutions; the three
+    paths."""
+    solutions = tmp_path / "instructor" / "kvlesson" / "solutions" / "01_floor_plan"
+    solutions.mkdir(parents=True)
+    (solutions / "floor_plan.ipynb").write_text("### BEGIN SOLUTION: the instructor's")
+    (solutions / "more.txt").write_text("### BEGIN HIDDEN TESTS")
+    mine = tmp_path / "inbound" / "ana+01_floor_plan+2026-12-07 01:00:00.000000 UTC+race"
+    mine.mkdir(parents=True)
+    for n in range(3):
+        (mine / f"a{n:03}").write_text("filler")
+    (mine / "floor_plan.ipynb").write_text("ana's own work")
+    link = tmp_path / "racelink"
+    link.symlink_to(solutions, target_is_directory=True)
+    return solutions, mine, link
+
+
+def swap_at_first_open(monkeypatch, mine: Path, link: Path, inside: bool = True) -> list[str]:
+    """Swap the student's folder with her link the moment the grader opens something in it
+    (`inside`: a file or folder opened through the folder's descriptor; else the folder
+    itself); the names opened when it swapped."""
+    real_open, swapped = os.open, []
+
+    def open_and_swap(path, flags, *args, dir_fd=None, **kwargs):
+        if not swapped and (dir_fd is not None) == inside:
+            race.exchange(mine, link)
+            swapped.append(os.fsdecode(path))
+        return real_open(path, flags, *args, dir_fd=dir_fd, **kwargs)
+
+    monkeypatch.setattr(os, "open", open_and_swap)
+    return swapped
+
+
+def copied_text(folder: Path) -> str:
+    return "".join(p.read_text() for p in folder.rglob("*") if p.is_file())
+
+
+def test_a_folder_swapped_for_a_link_as_its_first_file_opens_brings_nothing_of_the_link(
+    tmp_path, monkeypatch
+):
+    """The swap lands after the folder is open: everything is reached through the folder's
+    descriptor, so what is copied is still the folder that was looked at (her own work),
+    and nothing of the instructor's, though her folder's name now points at it."""
+    _, mine, link = racing_folder(tmp_path)
+    looked = opened.Identity.of(os.lstat(mine))
+    swapped = swap_at_first_open(monkeypatch, mine, link)
+    refused = seal.seal(mine, tmp_path / "sealed", expected=looked)
+    assert swapped == ["a000"] and mine.is_symlink(), swapped  # the race happened
+    assert refused == []
+    text = copied_text(tmp_path / "sealed")
+    assert "ana's own work" in text and "BEGIN" not in text, text
+
+
+def test_a_folder_swapped_before_it_is_opened_is_not_copied(tmp_path, monkeypatch):
+    """Swapped between collect's look and the seal: the name is a link now (never followed);
+    swapped for another real folder of hers, it is not the folder that was looked at."""
+    _, mine, link = racing_folder(tmp_path)
+    looked = opened.Identity.of(os.lstat(mine))
+    swap_at_first_open(monkeypatch, mine, link, inside=False)
+    refused = seal.seal(mine, tmp_path / "sealed", expected=looked)
+    assert [r.reason for r in refused] == [
+        "the submission is a symbolic link, not a folder: nothing was copied"
+    ]
+    monkeypatch.undo()
+    other = tmp_path / "inbound" / "another"
+    other.mkdir()
+    (other / "floor_plan.ipynb").write_text("someone else's")
+    race.exchange(mine, other)  # her folder's name now names another real folder
+    assert mine.is_dir() and not mine.is_symlink()
+    refused = seal.seal(mine, tmp_path / "sealed-other", expected=looked)
+    assert [r.reason for r in refused] == [
+        "the submission was swapped for another folder or a link while it was "
+        "collected: nothing was copied"
+    ]
+    assert copied_text(tmp_path / "sealed") + copied_text(tmp_path / "sealed-other") == ""
+
+
+def test_a_subfolder_or_a_file_swapped_for_a_link_is_left_out(tmp_path, monkeypatch):
+    """The same race one level down: a folder inside the submission, and then a file, each
+    swapped for a link to the solutions between the listing and its opening."""
+    solutions, mine, _ = racing_folder(tmp_path)
+    (mine / "a000").unlink()
+    (mine / "a000").mkdir()
+    (mine / "a000" / "notes.txt").write_text("her notes")
+    sub_link = tmp_path / "sublink"
+    sub_link.symlink_to(solutions, target_is_directory=True)
+    swap_at_first_open(monkeypatch, mine / "a000", sub_link)
+    refused = seal.seal(mine, tmp_path / "sealed")
+    changed = (
+        "changed while it was copied (swapped for a link or for another file): "
+        "never followed, left out"
+    )
+    assert [str(r) for r in refused] == [f"a000: {changed}"]
+    monkeypatch.undo()
+    file_link = tmp_path / "filelink"
+    file_link.symlink_to(solutions / "floor_plan.ipynb")
+    swap_at_first_open(monkeypatch, mine / "floor_plan.ipynb", file_link)
+    refused = seal.seal(mine, tmp_path / "sealed-file")
+    assert f"floor_plan.ipynb: {changed}" in [str(r) for r in refused], refused
+    assert "BEGIN" not in copied_text(tmp_path / "sealed") + copied_text(tmp_path / "sealed-file")

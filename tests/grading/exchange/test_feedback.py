@@ -6,7 +6,10 @@ make must not stop the release of the whole class.
 
 from __future__ import annotations
 
+import stat
+
 import pytest
+from nbgrader.utils import notebook_hash
 
 from support.exchange import AS_ROOT, ASSIGNMENT, nbgrader, now_stamp
 
@@ -31,8 +34,17 @@ def test_feedback_of_a_submission_nbgrader_did_not_make_costs_only_its_student(t
         tmp_path,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    released = [p.read_text() for p in (tmp_path / "exchange" / "kvlesson" / "feedback").iterdir()]
+    outbound = tmp_path / "exchange" / "kvlesson" / "feedback"
+    released = [p.read_text() for p in outbound.iterdir()]
     assert released == ["<p>feedback of daemon</p>"]
+    [page] = outbound.iterdir()  # named by the secret's hash only, readable by its student
+    assert page.name == f"{notebook_hash(secret='daemons secret', notebook_id='ceiling')}.html"
+    assert stat.S_IMODE(page.stat().st_mode) == 0o644
+    # the log names the page where the student finds it, never a temporary name (K4)
+    assert f"Released the feedback of daemon on kvlesson/{ASSIGNMENT}/ceiling to {page}" in (
+        done.stdout + done.stderr
+    )
+    assert "-tmp.html" not in done.stdout + done.stderr
     assert (
         "No feedback released for bin: their submission holds no submission_secret.txt"
         in done.stdout + done.stderr

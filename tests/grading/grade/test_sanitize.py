@@ -12,8 +12,6 @@ text), tables and prose do.
 
 from __future__ import annotations
 
-import json
-
 import nbformat
 import pytest
 from nbconvert import HTMLExporter
@@ -24,11 +22,8 @@ from kvlesson.grading.course import folders
 from kvlesson.grading.grade.sanitize import markdown_text, sanitized
 from support.live_html import live
 from support.paths import ROOT
+from support.payloads import PNG
 
-PNG = (
-    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJ"
-    "RU5ErkJggg=="
-)  # one pixel
 FIGURE = f'<img alt="The pool takes 53.9 GB of the card" src="data:image/png;base64,{PNG}">'
 LIVE_MARKDOWN = [
     "[notes](javascript:alert(1))",
@@ -118,16 +113,19 @@ def test_the_course_figures_tables_and_text_stay():
         assert kept in page, kept
 
 
-def test_a_figure_with_another_kind_of_image_or_source_loses_its_source():
+def test_a_figure_with_another_kind_of_image_or_source_becomes_a_note_that_says_so():
     for html in (
         '<img alt="a" src="data:image/svg+xml;base64,PHN2Zz4=">',
         '<img alt="a" src="https://tracker.example/x.png">',
-        '<img alt="a" src="data:image/png;base64,AAA=" onload="alert(1)">',
+        '<img alt="a" src=x onerror="alert(1)">',
     ):
-        clean = sanitized(notebook(html))
-        shown = json.dumps(clean.cells[0].source)
-        assert "svg" not in shown and "tracker" not in shown and "onload" not in shown, shown
-        assert 'alt=\\"a\\"' in shown
+        shown = sanitized(notebook(html)).cells[0].source
+        assert "svg" not in shown and "tracker" not in shown and "onerror" not in shown, shown
+        # said, not a blank image with a made-up description (the walk's K2)
+        assert "<em>[an image was removed here (its description: 'a')" in shown, shown
+        assert "<img" not in shown and "No description" not in rendered(notebook(html))
+    shown = sanitized(notebook('<img alt="a" src="data:image/png;base64,AAA=" onload="x()">'))
+    assert shown.cells[0].source.count("<img") == 1 and "onload" not in shown.cells[0].source
 
 
 def test_a_comment_with_a_students_text_renders_as_that_text():
