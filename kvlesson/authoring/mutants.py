@@ -85,6 +85,17 @@ def _math(name: str, arg: ast.AST) -> ast.Call:
     return ast.Call(ast.Attribute(module, name, ast.Load()), [arg], [])
 
 
+def _ceil_division(node: ast.AST) -> bool:
+    """Whether `node` is -(-a // b), the whole-number way to round a / b up."""
+    return (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.BinOp)
+        and isinstance(node.operand.op, ast.FloorDiv)
+        and isinstance(node.operand.left, ast.UnaryOp)
+    )
+
+
 def _rounded(node: ast.AST) -> tuple[str, ast.AST] | None:
     """How `node` rounds, and what it rounds: ceil, floor (of a // b: a / b), round, int."""
     if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
@@ -93,13 +104,7 @@ def _rounded(node: ast.AST) -> tuple[str, ast.AST] | None:
             return name, node.args[0]
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
         return "floor", ast.BinOp(node.left, ast.Div(), node.right)
-    if (
-        isinstance(node, ast.UnaryOp)
-        and isinstance(node.op, ast.USub)
-        and isinstance(node.operand, ast.BinOp)
-        and isinstance(node.operand.op, ast.FloorDiv)
-        and isinstance(node.operand.left, ast.UnaryOp)
-    ):
+    if _ceil_division(node):
         return "ceil", ast.BinOp(node.operand.left.operand, ast.Div(), node.operand.right)
     return None
 
@@ -133,13 +138,7 @@ def _swaps(node: ast.AST) -> Iterator[Swap]:
     ):
         value = 2**node.right.value if isinstance(node, ast.BinOp) else node.value
         yield "kilo", MISTAKES["kilo"], ast.Constant(type(value)(KILO[int(value)]))
-    if (
-        isinstance(node, ast.UnaryOp)
-        and isinstance(node.op, ast.USub)
-        and isinstance(node.operand, ast.BinOp)
-        and isinstance(node.operand.op, ast.FloorDiv)
-        and isinstance(node.operand.left, ast.UnaryOp)
-    ):
+    if _ceil_division(node):
         floor = ast.BinOp(node.operand.left.operand, ast.FloorDiv(), node.operand.right)
         yield "ceil", MISTAKES["ceil"], floor
     if isinstance(node, ast.BinOp):
