@@ -165,16 +165,8 @@ def run(name: str, choice: Choice, seed: int) -> tuple[Latency | None, str]:
     """The user's day served with `choice`: its latency report, or None and why it failed."""
     day = user(name).workload(seed)
     try:
-        result = serve_fast(
-            day,
-            choice.cap,
-            choice.share,
-            choice.longest,
-            budget=choice.budget,
-            prefix_caching=True,
-            admission=choice.admission,
-            **HARDWARE,
-        )
+        traffic = dict(budget=choice.budget, prefix_caching=True, admission=choice.admission)
+        result = serve_fast(day, choice.cap, choice.share, choice.longest, **traffic, **HARDWARE)
     except ServerWontStart as error:
         return None, f"the server does not start: {error}"
     except (TypeError, ValueError) as error:  # a setting of the wrong kind or out of range
