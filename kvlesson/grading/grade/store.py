@@ -4,11 +4,14 @@ Workers grade side by side; only the grading command writes, one result at a tim
 nbgrader's SQLite gradebook never has two writers. A result goes in as the formgrader
 expects it: the graded notebooks, cleaned of live HTML, with the submission's other plain
 files and a marker of when and how it was graded, swapped into autograded/ in one move;
-then the marks and nbgrader's own grades into the gradebook, each flag as a comment on
-the answer cell of its exercise, and so the known mistake each failed exercise's answer
-matched (or that it matched none), which the feedback shows. A submission has a result
-when its marker names its submission time and the gradebook holds it; a run killed
-midway leaves the others to the next.
+then its grade rows, written once: the marks, nbgrader's own reading of the cells outside
+the key (a written answer needs a person; the worker reads it as nbgrader's SaveAutoGrades
+would), each flag as a comment on the answer cell of its exercise, and so the known mistake
+each failed exercise's answer matched (or that it matched none), which the feedback shows;
+and the late penalty, by nbgrader's plugin as the configuration names it
+(`AssignLatePenalties.plugin_class`), on the score just written. A submission has a result
+when its marker names its submission time and the gradebook holds it; a run killed midway
+leaves the others to the next.
 """
 
 from __future__ import annotations
@@ -173,11 +176,11 @@ def store_grades(course: Course, assignment: str, result: SubmissionResult) -> N
                 elif grade.name in marks:
                     grade.auto_score = marks[grade.name].score
                     grade.needs_manual_grade = grade.name in flagged
-                else:
+                else:  # as nbgrader's SaveAutoGrades: a grade a person gave is reviewed
                     grade.auto_score = theirs.get("auto_score")
-                    grade.needs_manual_grade = bool(theirs.get("needs_manual_grade", True))
-            if info is not None:
-                notebook.late_submission_penalty = info.late_penalty
+                    grade.needs_manual_grade = bool(
+                        theirs.get("needs_manual_grade", True) or grade.manual_score is not None
+                    )
             graded = (
                 nbformat.read(Path(result.autograded) / f"{notebook.name}.ipynb", 4)
                 if info is not None
@@ -208,3 +211,24 @@ def store_grades(course: Course, assignment: str, result: SubmissionResult) -> N
             for comment in notebook.comments:
                 comment.auto_comment = texts.get(comment.name, comment.auto_comment)
         gb.db.commit()
+        for notebook in submission.notebooks:
+            gb.db.refresh(notebook)  # its score, from the grades just written
+            notebook.late_submission_penalty = late_penalty(
+                course, result.student, notebook.score, submission.total_seconds_late
+            )
+        gb.db.commit()
+
+
+def late_penalty(course: Course, student: str, score: float, seconds_late: float):
+    """The late penalty of a notebook scored `score`, handed in `seconds_late` seconds after
+    the deadline, as nbgrader's AssignLatePenalties sets it: the configured plugin's, between
+    0 and the score; None when it was not late or the plugin gives none."""
+    from nbgrader.plugins import LateSubmissionPlugin
+    from traitlets.utils.importstring import import_item
+
+    if not seconds_late or seconds_late <= 0:
+        return None
+    plugin = course.config.AssignLatePenalties.get("plugin_class", LateSubmissionPlugin)
+    plugin = import_item(plugin) if isinstance(plugin, str) else plugin
+    penalty = plugin(config=course.config).late_submission_penalty(student, score, seconds_late)
+    return None if penalty is None else min(max(penalty, 0), score)

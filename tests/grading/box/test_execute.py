@@ -9,8 +9,6 @@ here, which would leave the exercise's own cell unflagged). Runs a real kernel i
 
 from __future__ import annotations
 
-import json
-
 import nbformat
 from traitlets.config import Config
 
@@ -35,17 +33,12 @@ def test_a_forbidden_call_after_a_lost_kernel_is_flagged_on_the_cell_that_ran_it
     course, work = tmp_path / "course", tmp_path / "work"
     course.mkdir()
     work.mkdir()
-    ledger = tmp_path / "ledger.json"
-    ledger.write_text(
-        json.dumps(
-            {
-                "forbidden": ["memory_parts"],
-                "course": [cell_source_hash(SET_UP)],
-                "tests": [],
-                "preload": [],
-            }
-        )
-    )
+    ledger = {
+        "forbidden": ["memory_parts"],
+        "course": [cell_source_hash(SET_UP)],
+        "tests": [],
+        "preload": [],
+    }
     cells = [SET_UP, "a = 1", "b = 2", STUCK_CELL, FORBIDDEN_CELL]
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
     nb.metadata["kernelspec"] = {
@@ -56,7 +49,7 @@ def test_a_forbidden_call_after_a_lost_kernel_is_flagged_on_the_cell_that_ran_it
     config = Config()
     config.CourseDirectory.root = str(course)
     execute = BoxedExecute(config=config, timeout=3, interrupt_on_timeout=True, allow_errors=True)
-    execute.ledger = str(ledger)
+    execute.ledger = ledger
     nb, _ = execute.preprocess(nb, {"metadata": {"path": str(work)}})
     _, flags = read_flags(nb)
     assert [(f.kind, f.index) for f in flags if f.kind == STUCK] == [(STUCK, 3)], flags
