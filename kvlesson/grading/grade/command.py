@@ -138,7 +138,7 @@ def grade_pending(
             for assignment in assignments
             for student in pending(course, assignment, force)
         ]
-        with Workers(min(jobs, len(todo)) or 1, run, seconds) as workers:
+        with Workers(min(jobs, len(todo)), run, seconds) as workers:  # none for nothing
             for result in workers.run(todo):
                 result = store_guarded(course, result, report)
                 shutil.rmtree(run / result.assignment / result.student, ignore_errors=True)
