@@ -35,12 +35,22 @@ from kvlesson.grading.box.walls import FRESH, HIDDEN, SHOWN, Mount
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
-MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 0x20, 0x1000, 0x4000, 0x40000
+MS_REMOUNT, MS_NOATIME, MS_NODIRATIME = 0x20, 0x400, 0x800
+MS_BIND, MS_REC, MS_PRIVATE, MS_RELATIME = 0x1000, 0x4000, 0x40000, 0x200000
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_CAPBSET_DROP = 1, 4, 24
 PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 38, 47, 4
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
-# what statvfs says of a mount, as the flags a read-only remount must keep
-KEPT_FLAGS = {os.ST_NOSUID: MS_NOSUID, os.ST_NODEV: MS_NODEV, os.ST_NOEXEC: MS_NOEXEC}
+# what statvfs says of a mount, as the flags a read-only remount must keep (a mount shown
+# from the machine by an unprivileged bubblewrap has them locked: a remount that drops one
+# is refused)
+KEPT_FLAGS = {
+    os.ST_NOSUID: MS_NOSUID,
+    os.ST_NODEV: MS_NODEV,
+    os.ST_NOEXEC: MS_NOEXEC,
+    os.ST_NOATIME: MS_NOATIME,
+    os.ST_NODIRATIME: MS_NODIRATIME,
+    os.ST_RELATIME: MS_RELATIME,
+}
 PROC_COVERS = ("sys", "sysrq-trigger", "irq", "bus")  # read-only in /proc, as bubblewrap has them
 HIDDEN_BYTES = 4096  # an empty read-only folder needs no room
 KEYCTL_JOIN_SESSION_KEYRING = 1  # <linux/keyctl.h>
@@ -105,9 +115,10 @@ def place(target: Path, folder: bool) -> None:
 
 
 def show(fd: int, target: Path) -> None:
-    """Show what the open descriptor `fd` names at `target`, read-only."""
+    """Show what the open descriptor `fd` names at `target`, read-only, with what is shown
+    inside it (a bind of only part of a mount shown from the machine is refused)."""
     place(target, os.path.isdir(f"/proc/self/fd/{fd}"))
-    mount(f"/proc/self/fd/{fd}", target, None, MS_BIND)
+    mount(f"/proc/self/fd/{fd}", target, None, MS_BIND | MS_REC)
     read_only(target)
 
 

@@ -47,6 +47,14 @@ def unwatched(code):
         said += chunk
     os.waitpid(pid, 0)
     return said.decode()
+def processes():
+    found = {}
+    for name in os.listdir("/proc"):
+        try:
+            found[name] = open(f"/proc/{name}/cmdline", "rb").read().decode(errors="replace")
+        except (OSError, NotADirectoryError):
+            pass
+    return {int(p): line for p, line in found.items() if p.isdigit()}
 """
 # Writable places of a kernel, by where the kernel finds them
 PLACES = [
@@ -146,7 +154,7 @@ def found_anywhere(mark: str) -> str:
     return f"[p for p in {PLACES_CODE} if os.path.exists(os.path.join(p, {mark!r}))]"
 
 
-PIDS = "sorted(int(p) for p in os.listdir('/proc') if p.isdigit())"
+PIDS = "sorted(processes())"
 SLEEPER = "start('import os, time\\nos.setsid()\\ntime.sleep(600)')"  # lives on alone
 
 
@@ -158,10 +166,7 @@ def test_a_kernel_sees_neither_a_siblings_files_nor_its_processes_nor_the_zygote
             seen = await two.value(found_anywhere("sibling-was-here"))
             pids = await two.value(PIDS)
             theirs = await one.value(PIDS)
-            cmdlines = await two.value(
-                "[open(f'/proc/{p}/cmdline','rb').read().decode(errors='replace') "
-                "for p in os.listdir('/proc') if p.isdigit()]"
-            )
+            cmdlines = await two.value("list(processes().values())")
             zygote_memory = await two.run(
                 'print(unwatched(\'print(open("/proc/1/mem", "rb").read(1))\'))'
             )
