@@ -13,6 +13,7 @@ sockets (`ForkedKernel.ip`). Closing a zygote ends it once its kernels are gone.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import select
@@ -30,6 +31,7 @@ from kvlesson.grading.box.zygote import receive, send
 from kvlesson.grading.course import isolated
 
 CLOSE_WAIT = 60.0  # seconds a closed zygote has to end on its own before it is killed
+STARTED = itertools.count(1)  # zygotes this process started: each names its own cgroup
 
 
 class ZygoteError(RuntimeError):
@@ -187,7 +189,7 @@ class Zygotes:
             (home / "work").mkdir(parents=True)
             (home / "connections").mkdir()
             zygote = Zygote(walls_for(home / "work", home / "connections"), limits, preload)
-            zygote.start(f"box-{os.getpid()}-{len(self.zygotes) + 1}")
+            zygote.start(f"box-{os.getpid()}-{next(STARTED)}")
             self.zygotes[full] = zygote
         return self.zygotes[full]
 

@@ -76,10 +76,17 @@ def install(fd: int, wanted: dict) -> None:
     course = frozenset(wanted.get("course", ()))  # the course's own code: not a student's
     watched = frozenset(wanted.get("tests", ()))  # the tests: the course's, but they run theirs
     cell = ["-"]  # the execution count of the cell running, "-" for one kept out of history
+    counted = [0]  # cells run into history so far: the kernel's execution count of each
     trace = _trace(fd, codes, _students(course), cell)
 
-    def on(info, count: int) -> None:  # before a cell: watch it, unless the course's own
-        cell[0] = str(count) if getattr(info, "store_history", True) else "-"
+    def on(info) -> None:  # before a cell: watch it, unless the course's own
+        # counted here, as the kernel's reply counts (IPython 9 counts a cell up before its
+        # pre_run_cell event, earlier ones after it: its own counter is one off in one)
+        if getattr(info, "store_history", True):
+            counted[0] += 1
+            cell[0] = str(counted[0])
+        else:
+            cell[0] = "-"
         code = cell_source_hash(info.raw_cell)
         if code not in course or code in watched:
             threading.settrace(trace)
@@ -148,6 +155,5 @@ def switch(ip) -> None:
     watched); nothing when this kernel keeps no ledger."""
     if _LEDGER:
         on, off = _LEDGER
-        # the cell's execution count, as the kernel's reply will give it to the grader
-        ip.events.register("pre_run_cell", lambda info: on(info, ip.execution_count))
+        ip.events.register("pre_run_cell", on)
         ip.events.register("post_run_cell", off)

@@ -185,12 +185,14 @@ class Walls:
         """The walls inside the system, in the order they go up (a folder emptied before
         what is shown again inside it); the hidden ones turn read-only last."""
         out = [Mount(SHOWN, p, p) for p in self.top_packages()]
-        for path in sorted(self.hidden + self.scratch, key=lambda p: len(p.parts)):
-            if path in self.scratch:
+        inner = [*self.hidden, *self.scratch, *self.shown]  # outer ones first: a folder shown
+        for path in sorted(inner, key=lambda p: len(p.parts)):  # never uncovers one hidden in it
+            if path in self.shown:
+                out.append(Mount(SHOWN, path, path))
+            elif path in self.scratch:
                 out.append(Mount(FRESH, path, size=self.disk_bytes))
             else:
                 out.append(Mount(HIDDEN, path, Path("/dev/null") if path.is_file() else None))
-        out += [Mount(SHOWN, path, path) for path in self.shown]
         out += [Mount(SHOWN, folder, copy) for copy, folder in self.replaced]
         out += [Mount(SHOWN, shown_at, file) for file, shown_at in self.files]
         out += [

@@ -71,17 +71,26 @@ def receive(sock: socket.socket) -> tuple[dict | None, list[int]]:
 
 def prepare(setup: dict) -> None:
     """Everything a kernel imports before its first cell, once: matplotlib's fonts,
-    ipykernel, every name of kvlesson, what the course's cells import and the code of every
-    forbidden function; then no other process of the account may read this one's memory."""
+    ipykernel with its debugger, every name of kvlesson, what the course's cells import and
+    the code of every forbidden function; then no other process of the account may read
+    this one's memory. The debugger's import loads C code (ctypes) and runs `uname -p`:
+    done here, before any watch, a kernel's start reports nothing the grader must tell
+    from a cell's doing. It starts no thread: a fork copies only the thread that forks."""
+    import platform
+    import threading
+
     import matplotlib.font_manager  # noqa: F401 - its first load, before any kernel
-    from ipykernel import kernelapp  # noqa: F401
+    from ipykernel import debugger, kernelapp  # noqa: F401 - the debugger loads debugpy
 
     from kvlesson.grading.checks import forbidden
 
+    platform.uname().processor  # noqa: B018 - `uname -p`, run once and kept
     watch.preload_package()
     watch.preload(setup["preload"])
     forbidden.catalogue()
     enter.prctl(enter.PR_SET_DUMPABLE, 0)
+    if threading.active_count() != 1:
+        raise RuntimeError(f"the zygote runs {threading.active_count()} threads: it cannot fork")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -84,6 +84,18 @@ def test_bubblewrap_makes_every_writable_place_a_sized_one_and_the_rest_read_onl
     assert "--bind" not in args and "--dev-bind" not in args  # nothing of the machine writable
 
 
+def test_a_folder_shown_never_uncovers_one_hidden_inside_it(tmp_path):
+    """A folder on the grader's import path that holds a hidden one (a script's folder that
+    holds the grading run's) is shown before the hidden one is emptied, never after."""
+    shown, run = tmp_path / "scripts", tmp_path / "scripts" / "run"
+    run.mkdir(parents=True)
+    walls = Walls(run / "work", run / "connections", hidden=(run,), shown=(shown,))
+    args = bubblewrap.wall_arguments(walls)
+    assert args.index(str(shown)) < args.index(str(run)) < args.index(str(run / "work"))
+    order = [m.target for m in walls.fresh()]
+    assert order.index(run) < order.index(run / "work")
+
+
 def test_the_kernels_import_path_never_holds_the_working_copy(tmp_path, monkeypatch):
     work = tmp_path / "work"
     (work / "sub").mkdir(parents=True)

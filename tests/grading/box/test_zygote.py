@@ -155,7 +155,7 @@ def found_anywhere(mark: str) -> str:
 
 
 PIDS = "sorted(processes())"
-SLEEPER = "start('import os, time\\nos.setsid()\\ntime.sleep(600)')"  # lives on alone
+SLEEPER = "start('import time\\ntime.sleep(600)')"  # a session of its own, living on
 
 
 def test_a_kernel_sees_neither_a_siblings_files_nor_its_processes_nor_the_zygote(zygote, tmp_path):
