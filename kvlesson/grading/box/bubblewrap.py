@@ -31,7 +31,6 @@ KEPT_ENVIRONMENT = (
     "TZ",
     "PYTHONPATH",
     "MPLBACKEND",
-    "PYDEVD_DISABLE_FILE_VALIDATION",
 )
 
 
@@ -127,6 +126,10 @@ def environment_arguments(home: Path) -> list[str]:
         "--setenv",
         "NBGRADER_EXECUTION",
         "autograde",
+        # ipykernel's debugger (debugpy) warns at its import that Python's modules are frozen
+        "--setenv",
+        "PYDEVD_DISABLE_FILE_VALIDATION",
+        "1",
     ]
     for name in KEPT_ENVIRONMENT:
         if name in os.environ:
