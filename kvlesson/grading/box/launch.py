@@ -26,11 +26,12 @@ from pathlib import Path
 
 from kvlesson.grading.box.bubblewrap import bwrap_command
 from kvlesson.grading.box.limits import ZYGOTE_TASKS, Limits, ProcessCap
+from kvlesson.grading.box.messages import receive, send
 from kvlesson.grading.box.walls import Walls
-from kvlesson.grading.box.zygote import receive, send
 from kvlesson.grading.course import isolated
 
 CLOSE_WAIT = 60.0  # seconds a closed zygote has to end on its own before it is killed
+KILL_WAIT = 5.0  # seconds a killed kernel has to be gone before the grader looks again
 STARTED = itertools.count(1)  # zygotes this process started: each names its own cgroup
 
 
@@ -50,8 +51,9 @@ class ForkedKernel:
         """The prefix of its sockets as this process reaches them (through the descriptor)."""
         return f"/proc/{os.getpid()}/fd/{self.folder}/kernel-ipc"
 
-    def alive(self) -> bool:
-        return not select.select([self.pidfd], [], [], 0)[0]
+    def alive(self, wait: float = 0) -> bool:
+        """Whether the kernel still runs (after waiting up to `wait` seconds for its end)."""
+        return not select.select([self.pidfd], [], [], wait)[0]
 
     def signal(self, number: int) -> None:
         try:

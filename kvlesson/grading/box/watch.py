@@ -124,11 +124,12 @@ def install(fd: int, work: Path, scratch: list[Path], hidden: list[Path]) -> Non
     sys.addaudithook(hook)
 
 
-def start_kernel(setup: dict, request: dict, fd: int, connection: str) -> None:
+def start_kernel(setup: dict, request: dict, fd: int, connection: str, ready) -> None:
     """In a forked kernel, before any cell: the import path, the ledger of this submission
-    (`request["ledger"]`), the hook reporting on `fd`, then ipykernel on `connection`; the
-    kernel's settings (`settings`) loaded as an IPython extension."""
-    from ipykernel import kernelapp
+    (`request["ledger"]`), the hook reporting on `fd`, then ipykernel on `connection`, with
+    the kernel's settings loaded as an IPython extension; `ready()` once its sockets are
+    bound, before it serves any request."""
+    from ipykernel.kernelapp import IPKernelApp
 
     work = Path(setup["work"])
     import_path(work)
@@ -136,8 +137,9 @@ def start_kernel(setup: dict, request: dict, fd: int, connection: str) -> None:
     _SETTINGS["draw"] = request.get("draw", True)
     ledger.install(fd, request["ledger"])
     install(fd, work, [Path(p) for p in setup["scratch"]], [Path(p) for p in setup["hidden"]])
-    kernelapp.launch_new_instance(
-        argv=[
+    app = IPKernelApp.instance()
+    app.initialize(
+        [
             "-f",
             connection,
             "--InteractiveShellApp.ignore_cwd=True",
@@ -146,6 +148,8 @@ def start_kernel(setup: dict, request: dict, fd: int, connection: str) -> None:
             "--HistoryManager.hist_file=:memory:",
         ]
     )
+    ready()
+    app.start()
 
 
 _SETTINGS: dict = {"draw": True}  # this kernel's: whether figures are drawn

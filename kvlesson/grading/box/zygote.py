@@ -30,7 +30,6 @@ closes its socket.
 from __future__ import annotations
 
 import argparse
-import array
 import json
 import os
 import select
@@ -42,31 +41,14 @@ from pathlib import Path
 
 from kvlesson.grading.box import enter, watch
 from kvlesson.grading.box.limits import limit_kernel
+from kvlesson.grading.box.messages import receive, send
 from kvlesson.grading.box.walls import Mount
 
-MESSAGE_BYTES = 1 << 20  # one message on the socket, at most
-MOST_FDS = 64  # descriptors in one message: the events file, and a notebook each
 REPORT_BYTES = 4 * 2**20  # what a launcher copies of the watch's reports, at most
 OUTPUT_BYTES = 64 * 2**10  # what it copies of the kernel's own output into the log
 EXIT_WAIT = 2.0  # seconds a kernel that closed the report channel has to exit
 CLOSED_CHANNEL = "channel\tcloses the report channel\tthe kernel was still running\n"
 FLOODED = "channel\tfloods the report channel\tmore than {} bytes of reports\n"
-
-
-def send(sock: socket.socket, message: dict, fds: list[int] = ()) -> None:
-    """One message, and descriptors passed with it."""
-    extra = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))] if fds else []
-    sock.sendmsg([json.dumps(message).encode()], extra)
-
-
-def receive(sock: socket.socket) -> tuple[dict | None, list[int]]:
-    """One message and its descriptors; (None, []) when the other end closed."""
-    data, extra, _, _ = sock.recvmsg(MESSAGE_BYTES, socket.CMSG_LEN(MOST_FDS * 4))
-    fds = array.array("i")
-    for level, kind, payload in extra:
-        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-            fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
-    return (json.loads(data) if data else None), list(fds)
 
 
 def prepare(setup: dict) -> None:
@@ -253,9 +235,10 @@ def kernel(
     init_pipes: tuple[int, int],
 ) -> None:
     """The forked kernel: its connection file, a user namespace of its own, locked in once
-    its init has covered /proc, its limits; the grader told, every other descriptor closed;
-    the watch and the ledger; ipykernel."""
-    told = False
+    its init has covered /proc, its limits, every descriptor closed but its own; the watch
+    and the ledger; ipykernel, the grader told once its sockets are bound (connecting
+    sooner costs the grader a retry)."""
+    told = []
     try:
         enter.prctl(enter.PR_SET_PDEATHSIG, signal.SIGKILL)
         folder = Path(setup["connections"])
@@ -277,20 +260,36 @@ def kernel(
         null = os.open(os.devnull, os.O_RDONLY)
         for fd, target in ((null, 0), (pipes["output"], 1), (pipes["output"], 2)):
             os.dup2(fd, target)
-        send(grader, {"kernel": request["kernel"], "started": True}, [itself, where])
-        told = True
-        os.write(pipes["status"], b"started")
-        reports = pipes["reports"]  # the one descriptor kept beside 0, 1 and 2
-        os.closerange(3, reports)
-        os.closerange(reports + 1, os.sysconf("SC_OPEN_MAX"))
+        telling = [grader.fileno(), itself, where, pipes["status"]]
+        close_all_but({0, 1, 2, pipes["reports"], *telling})
         os.chdir(setup["work"])
-        watch.start_kernel(setup, request, reports, str(connection))
+
+        def ready() -> None:  # the sockets are bound: tell the grader, close what told it
+            send(grader, {"kernel": request["kernel"], "started": True}, [itself, where])
+            told.append(True)
+            os.write(pipes["status"], b"started")
+            grader.close()
+            for fd in telling[1:]:
+                os.close(fd)
+
+        watch.start_kernel(setup, request, pipes["reports"], str(connection), ready)
     except BaseException:
         if not told:
             send(grader, {"kernel": request["kernel"], "failed": traceback.format_exc(limit=5)})
         traceback.print_exc()  # into the log, through the launcher
         os._exit(1)
     os._exit(0)
+
+
+def close_all_but(kept: set[int]) -> None:
+    """Close every descriptor of this process but `kept` (the grader's socket, the
+    zygote's, the notebooks' are not the kernel's)."""
+    start = 0
+    for fd in sorted(kept):
+        if start < fd:  # Python 3.11 closes every descriptor for an empty range
+            os.closerange(start, fd)
+        start = fd + 1
+    os.closerange(start, os.sysconf("SC_OPEN_MAX"))
 
 
 if __name__ == "__main__":

@@ -211,12 +211,17 @@ def store_grades(course: Course, assignment: str, result: SubmissionResult) -> N
             for comment in notebook.comments:
                 comment.auto_comment = texts.get(comment.name, comment.auto_comment)
         gb.db.commit()
-        for notebook in submission.notebooks:
-            gb.db.refresh(notebook)  # its score, from the grades just written
-            notebook.late_submission_penalty = late_penalty(
-                course, result.student, notebook.score, submission.total_seconds_late
-            )
-        gb.db.commit()
+        penalize_late(gb, course, result.student, submission)
+
+
+def penalize_late(gb, course: Course, student: str, submission) -> None:
+    """Each notebook's late penalty, on the score just written (`late_penalty`)."""
+    for notebook in submission.notebooks:
+        gb.db.refresh(notebook)  # its score, from the grades just written
+        notebook.late_submission_penalty = late_penalty(
+            course, student, notebook.score, submission.total_seconds_late
+        )
+    gb.db.commit()
 
 
 def late_penalty(course: Course, student: str, score: float, seconds_late: float):
