@@ -158,7 +158,9 @@ class BoxedExecute(Execute):
         self._check_assign_resources(resources)
         if self.boxed:
             bwrap_path()  # a clear error before any kernel starts
-        self._run_dir = Path(tempfile.mkdtemp(prefix="kvlesson-box-"))
+        # in the worker's folder when there is one: a worker killed midway leaves nothing
+        where = self.zygotes.folder if self.zygotes else None
+        self._run_dir = Path(tempfile.mkdtemp(prefix="kvlesson-box-", dir=where))
         self._zygotes = self.zygotes or Zygotes(self._run_dir / "zygotes")
         self._kernels, self._flags, self._lost = 0, [], set()
         self._counts: dict[str, int] = {}  # this kernel's execution counts: the latest cell

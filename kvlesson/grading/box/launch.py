@@ -20,7 +20,6 @@ import select
 import signal
 import socket
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -178,8 +177,9 @@ class Zygotes:
     """A worker's zygotes, one per (walls, limits, preload), started on first use, each
     with its own working copy and connection folder under `folder`."""
 
-    def __init__(self, folder: Path | None = None):
-        self.folder = Path(folder or tempfile.mkdtemp(prefix="kvlesson-box-"))
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
         self.zygotes: dict[tuple, Zygote] = {}
 
     def get(self, walls_for, limits: Limits, preload: tuple[str, ...], key: tuple) -> Zygote:
