@@ -227,17 +227,24 @@ def pool_bytes(share):
 """
 PIPER = (
     f"""import os
-_argv = open('/proc/self/cmdline').read().split(chr(0))
-_fd = int(_argv[_argv.index('--fd') + 1])
-_keep = os.dup(_fd)
-os.close(_fd)
+def _writes_a_pipe(fd):  # the watch's report channel is a pipe the kernel writes
+    try:
+        flags = int(open(f'/proc/self/fdinfo/{{fd}}').read().split('flags:')[1].split()[0], 8)
+        return os.readlink(f'/proc/self/fd/{{fd}}').startswith('pipe:') and flags & 3 == 1
+    except (OSError, IndexError, ValueError):
+        return False
+_keep = [os.dup(fd) for fd in range(3, 256) if _writes_a_pipe(fd)]
+for fd in range(3, 256):
+    if fd not in _keep and _writes_a_pipe(fd):
+        os.close(fd)
 pool_gb = {BUILT}(Q1_SHARE, gpu, model).pool_bytes / 1e9
 """
     + UNUSED
 )
-SELF_SENDER = f"""import jupyter_client
-_argv = open('/proc/self/cmdline').read().split(chr(0))
-_kc = jupyter_client.BlockingKernelClient(connection_file=_argv[_argv.index('-f') + 1])
+SELF_SENDER = f"""import glob, jupyter_client
+_mounts = [_line.split()[4] for _line in open('/proc/self/mountinfo')]
+_file = [_f for _m in _mounts for _f in glob.glob(_m + '/kernel*.json')][0]
+_kc = jupyter_client.BlockingKernelClient(connection_file=_file)
 _kc.load_connection_file()
 _kc.start_channels()
 _kc.execute("_box = {{'p': {BUILT}({EARLY_Q1_SHARE}, gpu, model).pool_bytes}}", store_history=False)

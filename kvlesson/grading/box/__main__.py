@@ -1,7 +1,7 @@
-"""`python -m kvlesson.grading.box ...`: start one boxed kernel (kvlesson.grading.box.launch)."""
+"""`python -m kvlesson.grading.box --socket FD`: a zygote in the box (kvlesson.grading.box.zygote)."""
 
 import sys
 
-from kvlesson.grading.box.launch import main
+from kvlesson.grading.box.zygote import main
 
-sys.exit(main())
+main(sys.argv[1:])

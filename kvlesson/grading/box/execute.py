@@ -1,15 +1,17 @@
 """Autograde's Execute step in the box, and the rescue of a killed or stuck kernel.
 
-nbgrader_config.py puts `BoxedExecute` in place of nbgrader's Execute. For each notebook
-it starts the kernel through the launcher (kvlesson.grading.box.launch), in bwrap. A cell that
+`BoxedExecute` takes the place of nbgrader's Execute (nbgrader_config.py names it for
+`nbgrader autograde`; the grading worker calls it directly). Each kernel it starts is forked
+by a zygote in the box (`kvlesson.grading.box.launch`, `kernel`): the worker's zygotes,
+kept from one submission to the next, or zygotes of its own for this notebook. A cell that
 kills its kernel (`os._exit`) or cannot be interrupted (a loop that catches
 KeyboardInterrupt) no longer costs the whole submission: that cell gets an error (so its
 tests score 0) and a flag, a new kernel runs again the cells before it, and grading goes on
 with the next cell. Nothing is left as a "failed" submission for nbgrader to retry on every
-later autograde. What the watch reports is flagged on the cell that was running. Every
-record line a cell prints is caught as it arrives and kept in the cell's metadata
-(`kvlesson.grading.checks.records`): the marking reads those, never the outputs the
-student's code can clear or bury.
+later autograde. What the watch reports is flagged on the cell that was running
+(`kvlesson.grading.box.events`). Every record line a cell prints is caught as it arrives
+and kept in the cell's metadata (`kvlesson.grading.checks.records`): the marking reads
+those, never the outputs the student's code can clear or bury.
 """
 
 from __future__ import annotations
@@ -19,7 +21,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
 from nbclient.client import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -27,17 +28,28 @@ from nbformat import NotebookNode
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.exchange.default.exchange import Exchange
 from nbgrader.preprocessors import Execute
-from traitlets import Bool, Int, List, Unicode
+from traitlets import Bool, Dict, Instance, Int, List, Unicode
 
+from kvlesson.grading.box.bubblewrap import bwrap_path
+from kvlesson.grading.box.events import Events, flags_of
 from kvlesson.grading.box.flags import box_flag, write_flags
-from kvlesson.grading.box.ledger import FORBIDDEN_EVENT
+from kvlesson.grading.box.kernel import BoxedKernelManager
+from kvlesson.grading.box.launch import Zygote, Zygotes
+from kvlesson.grading.box.ledger import ALWAYS_PRELOADED
 from kvlesson.grading.box.limits import Limits
-from kvlesson.grading.box.walls import bwrap_path
+from kvlesson.grading.box.walls import Walls
 from kvlesson.grading.checks.records import CAUGHT, RecordCatcher
-from kvlesson.grading.course import isolated
-from kvlesson.grading.course.results import FORBIDDEN, KILLED, STUCK, TAMPERING
+from kvlesson.grading.course.results import KILLED, STUCK
 
 RESCUE_ERRORS = {KILLED: "KernelDied", STUCK: "CellNotInterruptible"}
+
+
+def notebooks_in(folder: Path) -> list[Path]:
+    """What the working copy shows of the submission: its plain notebooks (no link, no
+    folder, nothing else; a submission is its notebooks, `kvlesson.grading.course.contract`)."""
+    return sorted(
+        p for p in folder.iterdir() if p.suffix == ".ipynb" and p.is_file() and not p.is_symlink()
+    )
 
 
 def lost_kernel(error: BaseException) -> str | None:
@@ -57,28 +69,6 @@ def lost_kernel(error: BaseException) -> str | None:
     return None
 
 
-class BoxedKernelManager(AsyncKernelManager):
-    """A kernel manager whose kernel command is the box launcher: the kernelspec is the
-    notebook's own (python3), with its command replaced and interrupts sent as messages
-    (a signal cannot reach a kernel in its own session)."""
-
-    launcher = List(Unicode(), help="the launcher's command, before ipykernel's arguments")
-
-    @property
-    def kernel_spec(self) -> KernelSpec | None:
-        spec = super().kernel_spec
-        if spec is None or spec.metadata.get("kvlesson_box"):
-            return spec
-        if spec.language.lower() != "python":
-            raise RuntimeError(f"the grading box runs Python kernels, not {spec.language!r}")
-        boxed = KernelSpec(**{**spec.to_dict(), "resource_dir": spec.resource_dir})
-        boxed.argv = [*self.launcher, "--", "-f", "{connection_file}"]
-        boxed.interrupt_mode = "message"
-        boxed.metadata = {**spec.metadata, "kvlesson_box": True}
-        self._kernel_spec = boxed
-        return boxed
-
-
 class BoxedExecute(Execute):
     """nbgrader's Execute, with each kernel in the box and a rescue for lost cells."""
 
@@ -92,11 +82,10 @@ class BoxedExecute(Execute):
         help="more folders to hide from the kernel (the course root and "
         "the grading run's folder, when a grading worker runs autograde elsewhere)",
     ).tag(config=True)
-    ledger = Unicode(
-        "",
-        help="a JSON file of the exercises' forbidden functions and the "
-        "hashes of the course's own cells, for the watch's ledger (the grading "
-        "command writes one per submission); empty: no ledger",
+    ledger = Dict(
+        help="the box's ledger (kvlesson.grading.box.ledger.spec): the exercises' forbidden "
+        "functions, the hashes of the course's own cells, the modules to preload (the "
+        "grading worker gives one per assignment); empty: no ledger",
     ).tag(config=True)
     package = Unicode(
         "",
@@ -108,65 +97,59 @@ class BoxedExecute(Execute):
     font_cache = Unicode(
         "",
         help="matplotlib's list of the machine's fonts, made once "
-        "(kvlesson.grading.box.fonts); empty: each kernel makes its own",
+        "(kvlesson.grading.box.fonts); empty: each zygote makes its own",
     ).tag(config=True)
+    draw = Bool(True, help="draw figures (a run whose outputs nobody reads draws none)").tag(
+        config=True
+    )
     memory_bytes = Int(
         Limits.memory_bytes, help="address space each process of a graded kernel may take, bytes"
     ).tag(config=True)
     processes = Int(Limits.processes, help="processes a graded kernel may run").tag(config=True)
     disk_bytes = Int(
         Limits.disk_bytes,
-        help="bytes each writable folder of the box may hold (the working copy, /tmp, home)",
+        help="bytes each writable place of the box may hold (the working copy, /tmp, home)",
     ).tag(config=True)
+    zygotes = Instance(
+        Zygotes, allow_none=True, help="the zygotes to fork kernels from (a grading worker's)"
+    )
 
     def create_kernel_manager(self) -> AsyncKernelManager:
         if not self.boxed:
             return super().create_kernel_manager()
         self.kernel_manager_class = BoxedKernelManager
         self._kernels += 1
-        # a fresh folder for each kernel: the one before could write in its own (a link named
-        # as the next connection file or ledger), and is never shown to the next
+        # a fresh folder and events file for each kernel: the worker's ends of its sockets
         connections = self._run_dir / f"connections-{self._kernels}"
         connections.mkdir(mode=0o700)
-        self._events = self._run_dir / f"events-{self._kernels}.log"
-        self._events.touch()
-        self._events_read = 0
+        self._events = Events(self._run_dir / f"events-{self._kernels}.log")
         km = super().create_kernel_manager()
         km.transport = "ipc"
-        km.connection_file = str(connections / f"kernel-{self._kernels}.json")
-        km.ip = str(connections / f"kernel-{self._kernels}-ipc")
-        km.launcher = self._launcher(connections)
+        km.connection_file = str(connections / "kernel.json")
+        km.ip = str(connections / "kernel-ipc")
+        work = Path(self.resources.get("metadata", {}).get("path") or ".")
+        notebooks = notebooks_in(work)
+        km.fork_from(self._zygote(), dict(self.ledger), notebooks, self._events.path, self.draw)
         return km
 
-    def _launcher(self, connections: Path) -> list[str]:
-        coursedir = CourseDirectory(config=self.config)
-        course = Path(coursedir.root or ".").resolve()
+    def _zygote(self) -> Zygote:
+        """The zygote this notebook's kernels are forked from: hidden from it, the course
+        root, the exchange and the `hide` folders; with `package` for kvlesson."""
+        course = Path(CourseDirectory(config=self.config).root or ".").resolve()
         exchange = self.config.get("Exchange", {}).get("root", Exchange.root.default_value)
-        work = Path(self.resources.get("metadata", {}).get("path") or ".").resolve()
+        hidden = tuple(Path(p) for p in (exchange, *self.hide))
+        package = Path(self.package) if self.package else None
+        font_cache = Path(self.font_cache) if self.font_cache else None
         limits = Limits(self.memory_bytes, self.processes, self.disk_bytes)
-        ledger = []
-        if self.ledger:
-            copy = connections / "ledger.json"  # inside the box, where the watch can read it
-            shutil.copy(self.ledger, copy)
-            ledger = ["--ledger", str(copy)]
-        return [
-            *isolated.python("kvlesson.grading.box"),
-            "--course",
-            str(course),
-            "--work",
-            str(work),
-            "--connections",
-            str(connections),
-            "--events",
-            str(self._events),
-            "--hide",
-            str(exchange),
-            *[arg for path in self.hide for arg in ("--hide", path)],
-            *ledger,
-            *(["--package", self.package] if self.package else []),
-            *(["--font-cache", self.font_cache] if self.font_cache else []),
-            *limits.arguments(),
-        ]
+        preload = tuple(dict.fromkeys([*ALWAYS_PRELOADED, *self.ledger.get("preload", ())]))
+
+        def walls_for(work: Path, connections: Path) -> Walls:
+            return Walls.for_course(
+                course, work, connections, hidden, limits.disk_bytes, package, font_cache
+            )
+
+        key = (course, hidden, package, font_cache)
+        return self._zygotes.get(walls_for, limits, preload, key)
 
     def preprocess(self, nb: NotebookNode, resources=None, km=None):
         """Run every cell; after a lost or stuck cell, restart and go on."""
@@ -175,7 +158,10 @@ class BoxedExecute(Execute):
         self._check_assign_resources(resources)
         if self.boxed:
             bwrap_path()  # a clear error before any kernel starts
-        self._run_dir = Path(tempfile.mkdtemp(prefix="kvlesson-box-"))
+        # in the worker's folder when there is one: a worker killed midway leaves nothing
+        where = self.zygotes.folder if self.zygotes else None
+        self._run_dir = Path(tempfile.mkdtemp(prefix="kvlesson-box-", dir=where))
+        self._zygotes = self.zygotes or Zygotes(self._run_dir / "zygotes")
         self._kernels, self._flags, self._lost = 0, [], set()
         self._counts: dict[str, int] = {}  # this kernel's execution counts: the latest cell
         self._catcher: RecordCatcher | None = None  # the record lines of the cell running
@@ -188,6 +174,8 @@ class BoxedExecute(Execute):
             while start is not None:
                 start = self._run_from(start)
         finally:
+            if self._zygotes is not self.zygotes:
+                self._zygotes.close()
             shutil.rmtree(self._run_dir, ignore_errors=True)
         self.set_widgets_metadata()
         write_flags(self.nb, self._flags, self.boxed)
@@ -281,43 +269,10 @@ class BoxedExecute(Execute):
         `index` is None)."""
         if not self.boxed:
             return
-        with self._events.open("rb") as log:
-            log.seek(self._events_read)
-            lines = log.read().decode("utf-8", "replace").splitlines(keepends=True)
-        complete = [line for line in lines if line.endswith("\n")]
-        self._events_read += sum(len(line.encode()) for line in complete)
+        lines = self._events.since()
         if index is None or index >= len(self.nb.cells):
             return
         cell = self.nb.cells[index]
         if cell.get("execution_count") is not None:
             self._counts[str(cell.execution_count)] = index
-        for line in complete:
-            event, reason, detail = (line.rstrip("\n").split("\t", 2) + ["", ""])[:3]
-            if event == FORBIDDEN_EVENT:  # reason: the function, detail: where it ran from
-                detail, _, count = detail.partition("\t")
-                if count == "-":  # a cell run again, out of history: flagged already
-                    continue
-                ran = ran_in(count, index, self._counts)
-                self._flags.append(
-                    box_flag(
-                        self.nb,
-                        ran,
-                        FORBIDDEN,
-                        f"cell {ran} ran {reason.rsplit('.', 1)[-1]} (from {detail})",
-                        reason,
-                    )
-                )
-                continue
-            self._flags.append(
-                box_flag(
-                    self.nb, index, TAMPERING, f"cell {index} {reason} ({event} {detail})".strip()
-                )
-            )
-
-
-def ran_in(count: str, index: int, counts: dict[str, int]) -> int:
-    """The cell a forbidden call reported with execution count `count` ran in: the latest
-    cell the kernel gave that count, when it is this one or one before it (a report can
-    reach the grader a cell late); else the cell that just ran, `index`."""
-    ran = counts.get(count)
-    return ran if ran is not None and ran <= index else index
+        self._flags += flags_of(lines, self.nb, index, self._counts)

@@ -2,12 +2,14 @@
 
 The walls keep a kernel away from what it must not touch; these limits keep it from
 taking what the others need. Memory is capped per process (`RLIMIT_AS`). Processes are
-capped by a pids cgroup when the grader may make one (as root, with the cgroup file
-system writable), else, for an unprivileged grader, by `RLIMIT_NPROC` above the processes
-its account already runs; with neither, the box's own process namespace still ends them
-all with the kernel. Disk is capped by the size of the box's writable folders, each an
-in-memory file system (see `walls`). Time is capped per cell (the cell timeout) and per
-submission (the grading command's deadline).
+capped by a pids cgroup around a zygote's box when the grader may make one (as root, with
+the cgroup file system writable: a zygote runs one kernel at a time, so the kernel gets
+the cgroup's processes less the zygote's own), else, for an unprivileged grader, by
+`RLIMIT_NPROC` in the kernel, which Linux counts in the kernel's own user namespace; with
+neither, the kernel's own process namespace still ends them all with the kernel. Disk is
+capped by the size of every writable place of the box, each an in-memory file system (see
+`walls`). Time is capped per cell (the cell timeout) and per submission (the grading
+command's deadline).
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from __future__ import annotations
 import os
 import resource
 import shutil
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 GIB, MIB = 2**30, 2**20
 CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))  # cgroup v1, then v2
+ZYGOTE_TASKS = 3  # in a zygote's cgroup beside the kernel's: the zygote, the launcher, the init
 
 
 @dataclass(frozen=True)
@@ -30,36 +33,22 @@ class Limits:
     processes: int = 64
     disk_bytes: int = 256 * MIB
 
-    def arguments(self) -> list[str]:
-        """The launcher's options that carry these limits."""
-        return [
-            "--memory",
-            str(self.memory_bytes),
-            "--processes",
-            str(self.processes),
-            "--disk",
-            str(self.disk_bytes),
-        ]
+    def as_dict(self) -> dict:
+        return asdict(self)
 
 
-def threads_of(uid: int) -> int:
-    """Tasks (processes and their threads) the account `uid` runs now: what RLIMIT_NPROC counts."""
-    count = 0
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            fields = dict(
-                line.split(":", 1) for line in status.read_text().splitlines() if ":" in line
-            )
-        except OSError:
-            continue
-        if int(fields.get("Uid", "-1").split()[0]) == uid:
-            count += int(fields.get("Threads", "1").strip())
-    return count
+def limit_kernel(limits: dict) -> None:
+    """In a forked kernel, before any cell: the memory of each of its processes, and (for
+    an unprivileged grader, whom no cgroup caps) the processes of its own user namespace."""
+    memory, processes = limits["memory_bytes"], limits["processes"]
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    if os.geteuid() != 0:
+        resource.setrlimit(resource.RLIMIT_NPROC, (processes, processes))
 
 
 class ProcessCap:
-    """A pids cgroup of `processes` for one box, if this grader may make one (else None);
-    removed when the box is gone."""
+    """A pids cgroup of `processes` for one zygote's box, if this grader may make one (else
+    its path is None); removed when the box is gone."""
 
     def __init__(self, processes: int, name: str):
         self.path: Path | None = None
@@ -69,8 +58,8 @@ class ProcessCap:
             parent = root / "kvlesson"
             try:
                 parent.mkdir(exist_ok=True)
-                for old in parent.glob("box-*"):  # a killed launcher's, now empty: removed
-                    if not Path(f"/proc/{old.name.removeprefix('box-')}").exists():
+                for old in parent.glob("box-*"):  # a killed grader's, now empty: removed
+                    if not Path(f"/proc/{old.name.split('-')[1]}").exists():
                         try:
                             old.rmdir()
                         except OSError:
@@ -96,14 +85,3 @@ class ProcessCap:
                 self.path.rmdir()
             except OSError:
                 pass
-
-
-def apply(limits: Limits, cap: ProcessCap, tasks_before: int) -> None:
-    """In the box's first process, before it starts the box: cap its memory, and its
-    processes by the cgroup or, failing that, by RLIMIT_NPROC above `tasks_before`."""
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-    if cap.path is not None:
-        cap.join()
-    elif os.geteuid() != 0:
-        most = tasks_before + limits.processes
-        resource.setrlimit(resource.RLIMIT_NPROC, (most, most))

@@ -1,13 +1,11 @@
 """The watch inside the box: an audit hook installed before any student code runs.
 
-    python -I -m kvlesson.grading.box.watch --fd N --work DIR [--scratch DIR] [--hidden DIR] \\
-        [--ledger FILE] -f FILE
-
-imports what every notebook of the course imports (every name of kvlesson, matplotlib's
-fonts, whose first load runs `fc-list` and writes a cache) and what the course's own cells of this
-notebook import (the ledger file's "preload": so the set-up cell takes well under a second
-however busy the machine, and no cell timeout hangs on it), installs a `sys.addaudithook`
-hook (Python offers no way to remove one), then starts ipykernel.
+The zygote (`kvlesson.grading.box.zygote`) imports what every notebook of the course
+imports (every name of kvlesson, matplotlib's fonts) and what the course's own cells of the
+assignment import (the ledger's "preload": so the set-up cell takes well under a second
+however busy the machine, and no cell timeout hangs on it); each kernel it forks installs
+a `sys.addaudithook` hook (Python offers no way to remove one) and the ledger, then starts
+ipykernel (`start_kernel`).
 
 The kernel's import path is decided here, the same with every release of IPython: the
 standard library, the installed packages and kvlesson, never the working copy (IPython
@@ -23,15 +21,13 @@ scratch folders (its empty /tmp and home), as one line on file descriptor N, a p
 other end the launcher outside the box reads. The walls do not depend on it: it is
 evidence for the instructor, and a second lock on the doors the walls already close.
 
-With `--ledger`, the kernel also keeps the ledger of forbidden functions
+With forbidden functions in its ledger, the kernel also keeps the ledger
 (kvlesson.grading.box.ledger); cell code may not set another trace or profile function.
 """
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import json
 import os
 import sys
 from pathlib import Path
@@ -128,37 +124,54 @@ def install(fd: int, work: Path, scratch: list[Path], hidden: list[Path]) -> Non
     sys.addaudithook(hook)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Install the hook, then run ipykernel with the remaining arguments."""
-    parser = argparse.ArgumentParser(
-        prog="python -m kvlesson.grading.box.watch", allow_abbrev=False
-    )
-    parser.add_argument("--fd", type=int, required=True, help="the report pipe")
-    parser.add_argument("--work", type=Path, required=True, help="the working copy")
-    parser.add_argument(
-        "--scratch",
-        type=Path,
-        action="append",
-        default=[],
-        help="an emptied, writable folder of the box",
-    )
-    parser.add_argument(
-        "--hidden", type=Path, action="append", default=[], help="a hidden folder of the box"
-    )
-    parser.add_argument("--ledger", type=Path, help="forbidden functions to watch for (JSON)")
-    args, kernel_args = parser.parse_known_args(argv)
-    import matplotlib.font_manager  # noqa: F401 - its first load, before any cell
-    from ipykernel import kernelapp
+def start_kernel(setup: dict, request: dict, fd: int, connection: str, ready) -> None:
+    """In a forked kernel, before any cell: the import path, the ledger of this submission
+    (`request["ledger"]`), the hook reporting on `fd`, then ipykernel on `connection`, with
+    the kernel's settings loaded as an IPython extension; `ready()` once its sockets are
+    bound, before it serves any request."""
+    from ipykernel.kernelapp import IPKernelApp
 
-    import_path(args.work)
-    preload_package()
-    if args.ledger is not None:
-        preload(json.loads(args.ledger.read_text()).get("preload", ()))
-        ledger.install(args.fd, args.ledger)
-        kernel_args = [*kernel_args, f"--InteractiveShellApp.extensions=['{ledger.__name__}']"]
-    install(args.fd, args.work, args.scratch, args.hidden)
+    work = Path(setup["work"])
+    import_path(work)
+    reseed()
+    _SETTINGS["draw"] = request.get("draw", True)
+    ledger.install(fd, request["ledger"])
+    install(fd, work, [Path(p) for p in setup["scratch"]], [Path(p) for p in setup["hidden"]])
+    app = IPKernelApp.instance()
+    app.initialize(
+        [
+            "-f",
+            connection,
+            "--InteractiveShellApp.ignore_cwd=True",
+            f"--InteractiveShellApp.extensions=['{__name__}']",
+            # nbgrader's Execute gives a Python kernel the same: no history file to write
+            "--HistoryManager.hist_file=:memory:",
+        ]
+    )
+    ready()
+    app.start()
 
-    kernelapp.launch_new_instance(argv=[*kernel_args, "--InteractiveShellApp.ignore_cwd=True"])
+
+_SETTINGS: dict = {"draw": True}  # this kernel's: whether figures are drawn
+FIGURES = ("image/png", "image/jpeg", "image/svg+xml", "application/pdf")
+
+
+def load_ipython_extension(ip) -> None:
+    """Loaded by the kernel before any cell: the ledger switched on for each cell a student
+    wrote or changed and for the tests (`kvlesson.grading.box.ledger`), and, for a run
+    whose outputs nobody keeps (the second run), no figure drawn."""
+    ledger.switch(ip)
+    if not _SETTINGS["draw"]:
+        for kind in FIGURES:
+            ip.display_formatter.formatters[kind].enabled = False
+
+
+def reseed() -> None:
+    """A forked kernel's random numbers its own: Python's `random` reseeds itself in a fork,
+    numpy's global generator (made once, in the zygote) is reseeded here."""
+    numpy_random = sys.modules.get("numpy.random")
+    if numpy_random is not None:
+        numpy_random.seed()
 
 
 def import_path(work: Path) -> None:
@@ -193,7 +206,3 @@ def preload(modules: list[str]) -> None:
             importlib.import_module(name)
         except ImportError:
             continue
-
-
-if __name__ == "__main__":
-    main()

@@ -4,7 +4,8 @@ nbgrader keeps a cell's role in its metadata (`metadata.nbgrader`: `solution` fo
 answer cell, `grade` and `points` for a graded one, `grade_id`); an instructor's answer
 cell holds its solution between `### BEGIN SOLUTION` and `### END SOLUTION`. Every part of
 the grader reads cells through these few functions. A cell's code is read as IPython runs
-it (`%` magics and `!` lines turned into calls), and parsed without ever being run.
+it (`%` magics and `!` lines turned into calls), and parsed without ever being run; what a
+cell imports is read from that code.
 """
 
 from __future__ import annotations
@@ -50,6 +51,23 @@ def python_of(source: str) -> str:
         return TransformerManager().transform_cell(source)
     except Exception:  # IPython could not read it: the Python parser will say why
         return source
+
+
+def imported_modules(source: str) -> list[str]:
+    """The modules a cell's imports load, in order: `import a.b` gives a.b, `from a import
+    b, c` gives a, a.b and a.c (b or c may be a name, not a module: loading it then fails,
+    and whoever loads these skips it)."""
+    tree = parsed(source)
+    found: list[str] = []
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found += [
+                node.module,
+                *(f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*"),
+            ]
+    return found
 
 
 def parsed(source: str) -> ast.Module | None:

@@ -96,13 +96,13 @@ class ExerciseMark:
 @dataclass
 class NotebookResult:
     """One graded notebook of a submission: its exercises' marks, whether it tampered (then
-    every mark is 0), and nbgrader's own grades, comments and late penalty."""
+    every mark is 0), and nbgrader's own grades and comments of its cells (the grading
+    command sets the late penalty when it writes them)."""
 
     marks: list[ExerciseMark] = field(default_factory=list)
     tampered: bool = False
     grades: dict = field(default_factory=dict)
     comments: dict = field(default_factory=dict)
-    late_penalty: float | None = None
 
 
 @dataclass

@@ -38,22 +38,20 @@ import sys
 import tempfile
 from pathlib import Path
 
-from kvlesson.grading.box.walls import bwrap_path
+from kvlesson.grading.box.bubblewrap import bwrap_path
 from kvlesson.grading.course import folders
 from kvlesson.grading.course.folders import Course, how_to_hand_in, read_timestamp
 from kvlesson.grading.course.gradebook import record_assignments, snapshot
 from kvlesson.grading.course.key import key_path, read_key
 from kvlesson.grading.course.results import Graded, SubmissionResult
 from kvlesson.grading.course.text import counted, csv_cell, terminal_safe
-from kvlesson.grading.grade.pool import Workers
+from kvlesson.grading.grade.pool import Job, Workers
 from kvlesson.grading.grade.store import (
     pending,
     store_files,
     store_grades,
     submitted_folders,
 )
-from kvlesson.grading.grade.worker import Job
-from kvlesson.grading.report import files
 from kvlesson.grading.report.graded import check_known, graded_notebooks
 
 FLAGS_FOLDER = "flags"  # in the course root: one CSV of flags per assignment
@@ -96,6 +94,14 @@ def summary(assignment: str, results: list[Graded], flags_file: Path, now: int) 
     return "\n".join(lines)
 
 
+def report_line(course: Course, assignment: str, names: bool) -> str:
+    """The class report of `assignment` written, and where (matplotlib loaded only now, to
+    draw it)."""
+    from kvlesson.grading.report import files
+
+    return files.report_line(course, assignment, names)
+
+
 def check_ready(course: Course, assignment: str, report=print) -> dict:
     """The key, after checking that the course can grade `assignment` and putting the
     assignment in the gradebook if it is not there; ValueError or RuntimeError saying what
@@ -136,7 +142,7 @@ def grade_pending(
             for assignment in assignments
             for student in pending(course, assignment, force)
         ]
-        with Workers(min(jobs, len(todo)) or 1, run, seconds) as workers:
+        with Workers(min(jobs, len(todo)), run, seconds) as workers:  # none for nothing
             for result in workers.run(todo):
                 result = store_guarded(course, result, report)
                 shutil.rmtree(run / result.assignment / result.student, ignore_errors=True)
@@ -253,6 +259,8 @@ def run(args: argparse.Namespace) -> int:
         root, config = folders.course_root(Path.cwd(), args.course)
         course = Course(root, config)
         if args.report:
+            from kvlesson.grading.report import files  # matplotlib: only to draw the report
+
             print(files.course_line(course, args.assignments, args.names))
             return 0
         for assignment in args.assignments:
@@ -284,7 +292,7 @@ def run(args: argparse.Namespace) -> int:
                 sum(r.assignment == assignment for r in now),
             )
         )
-        print(files.report_line(course, assignment, args.names))
+        print(report_line(course, assignment, args.names))
         failures += sorted({f"{g.student} ({assignment})" for g in results if g.failure})
     if failures:
         print(

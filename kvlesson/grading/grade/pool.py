@@ -7,6 +7,8 @@ soon as it is free, and yields each result as it comes. A job that runs past `se
 worker and its box, and comes back as a failure; a new worker takes its place. A worker
 that dies (killed from outside) has its job given again to a new one, once. nbgrader's
 SQLite gradebook is never written here: the caller, one process, writes each result.
+When the jobs are done each worker is told so (its input closed) and ends its zygotes and
+itself; one that does not within END_WAIT seconds is killed.
 """
 
 from __future__ import annotations
@@ -18,13 +20,27 @@ import shutil
 import signal
 import subprocess
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterator
 
 from kvlesson.grading.course import isolated
 from kvlesson.grading.course.results import SubmissionResult, result_from_json
-from kvlesson.grading.grade.worker import Job
+
+END_WAIT = 60.0  # seconds a worker told the jobs are done has to end on its own
+
+
+@dataclass
+class Job:
+    """One submission to grade."""
+
+    root: str  # the course root
+    assignment: str
+    student: str
+    private: str  # a new folder for this job, outside the course root
+    template: str  # the gradebook as the run found it (read, never written)
+    hide: list[str]  # folders the box must hide besides the course root (the run's folder)
+    shared: str = ""  # the run's folder the workers share (kvlesson without some functions)
 
 
 class Worker:
@@ -59,6 +75,24 @@ class Worker:
         self.process.wait()
         self.log.close()
 
+    def end(self) -> None:
+        """Tell the worker the jobs are done (it ends its zygotes, then itself), and stop it
+        if it has not ended after END_WAIT seconds."""
+        try:
+            self.process.stdin.close()
+            self.process.wait(timeout=END_WAIT)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        self.stop()
+
+    def answer(self) -> SubmissionResult | None:
+        """The worker's answer to its job, once a whole line has come (else None)."""
+        if b"\n" not in self.buffer:
+            return None
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        self.job = None
+        return result_from_json(line)
+
 
 class Workers:
     """A pool of `n` workers; use it in a `with` block, and `run` the jobs."""
@@ -73,14 +107,13 @@ class Workers:
         self.workers = [self._new() for _ in range(self.n)]
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, kind, *exc) -> None:
+        """The workers ended once their jobs are done; stopped at once on an error."""
         for worker in self.workers:
-            if worker.process.stdin:
-                try:
-                    worker.process.stdin.close()
-                except OSError:
-                    pass
-            worker.stop()
+            if kind is None:
+                worker.end()
+            else:
+                worker.stop()
 
     def _new(self) -> Worker:
         self.started += 1
@@ -88,65 +121,59 @@ class Workers:
 
     def run(self, jobs: list[Job]) -> Iterator[SubmissionResult]:
         """Each job's result, in the order they finish."""
-        todo = list(jobs)
+        self.todo, self.busy = list(jobs), 0
         selector = selectors.DefaultSelector()
         for worker in self.workers:
             selector.register(worker.process.stdout, selectors.EVENT_READ, worker)
-        busy = 0
-        for worker in self.workers:
-            if todo:
-                worker.give(todo.pop(0), self.seconds)
-                busy += 1
-        while busy:
+            self._next(worker)
+        while self.busy:
             now = time.monotonic()
             wait = max(0.0, min(w.deadline for w in self.workers if w.job) - now)
             for key, _ in selector.select(timeout=wait + 0.05):
-                worker = key.data
-                chunk = os.read(worker.process.stdout.fileno(), 1 << 20)
-                if not chunk:  # the worker died (killed, or out of memory): its job again
-                    selector.unregister(worker.process.stdout)
-                    job = worker.job
-                    worker.stop()
-                    worker = self._replace(worker, selector)
-                    if job is None:
-                        continue
-                    if job.private not in self.retried:
-                        self.retried.add(job.private)
-                        shutil.rmtree(job.private, ignore_errors=True)
-                        worker.give(job, self.seconds)
-                        continue
-                    result = SubmissionResult(
-                        job.assignment,
-                        job.student,
-                        None,
-                        False,
-                        failure="not graded: the grading worker stopped twice on this submission",
-                    )
-                else:
-                    worker.buffer += chunk
-                    if b"\n" not in worker.buffer:
-                        continue
-                    line, worker.buffer = worker.buffer.split(b"\n", 1)
-                    result = result_from_json(line)
-                    worker.job = None
-                busy -= 1
-                yield result
-                if todo:
-                    worker.give(todo.pop(0), self.seconds)
-                    busy += 1
+                result = self._read(key.data, selector)
+                if result is not None:
+                    yield result
             for worker in [w for w in self.workers if w.job and time.monotonic() > w.deadline]:
-                result = self._lost(
-                    worker,
-                    f"grading took more than {self.seconds:g} s "
-                    "(a cell that never ends?): it was stopped",
-                )
                 selector.unregister(worker.process.stdout)
-                worker = self._replace(worker, selector)
-                busy -= 1
-                yield result
-                if todo:
-                    worker.give(todo.pop(0), self.seconds)
-                    busy += 1
+                why = f"grading took more than {self.seconds:g} s (a cell that never ends?)"
+                result = self._lost(worker, f"{why}: it was stopped")
+                yield self._done(result, self._replace(worker, selector))
+
+    def _next(self, worker: Worker) -> None:
+        """Give `worker` the next job, if there is one."""
+        if self.todo:
+            worker.give(self.todo.pop(0), self.seconds)
+            self.busy += 1
+
+    def _done(self, result: SubmissionResult, worker: Worker) -> SubmissionResult:
+        """One job finished: `worker` is free for the next."""
+        self.busy -= 1
+        self._next(worker)
+        return result
+
+    def _read(self, worker: Worker, selector) -> SubmissionResult | None:
+        """What `worker` said: its job's result once whole; if it died (killed, out of
+        memory), its job given again to a new worker, once, or a failure the second time."""
+        chunk = os.read(worker.process.stdout.fileno(), 1 << 20)
+        if chunk:
+            worker.buffer += chunk
+            result = worker.answer()
+            return None if result is None else self._done(result, worker)
+        selector.unregister(worker.process.stdout)
+        job = worker.job
+        worker.stop()
+        worker = self._replace(worker, selector)
+        if job is None:
+            return None
+        if job.private not in self.retried:
+            self.retried.add(job.private)
+            shutil.rmtree(job.private, ignore_errors=True)
+            worker.give(job, self.seconds)
+            return None
+        failure = "not graded: the grading worker stopped twice on this submission"
+        return self._done(
+            SubmissionResult(job.assignment, job.student, None, False, failure=failure), worker
+        )
 
     def _lost(self, worker: Worker, why: str) -> SubmissionResult:
         job = worker.job

@@ -4,11 +4,14 @@ Workers grade side by side; only the grading command writes, one result at a tim
 nbgrader's SQLite gradebook never has two writers. A result goes in as the formgrader
 expects it: the graded notebooks, cleaned of live HTML, with the submission's other plain
 files and a marker of when and how it was graded, swapped into autograded/ in one move;
-then the marks and nbgrader's own grades into the gradebook, each flag as a comment on
-the answer cell of its exercise, and so the known mistake each failed exercise's answer
-matched (or that it matched none), which the feedback shows. A submission has a result
-when its marker names its submission time and the gradebook holds it; a run killed
-midway leaves the others to the next.
+then its grade rows, written once: the marks, nbgrader's own reading of the cells outside
+the key (a written answer needs a person; the worker reads it as nbgrader's SaveAutoGrades
+would), each flag as a comment on the answer cell of its exercise, and so the known mistake
+each failed exercise's answer matched (or that it matched none), which the feedback shows;
+and late work by the course's policy (grade/lateness.py: the plugin the configuration names,
+`AssignLatePenalties.plugin_class`, asked on the course's marks, and a flag). A submission has a result
+when its marker names its submission time and the gradebook holds it; a run killed midway
+leaves the others to the next.
 """
 
 from __future__ import annotations
@@ -163,9 +166,11 @@ def store_grades(course: Course, assignment: str, result: SubmissionResult) -> N
                 elif grade.name in marks:
                     grade.auto_score = marks[grade.name].score
                     grade.needs_manual_grade = grade.name in flagged
-                else:
+                else:  # as nbgrader's SaveAutoGrades: a grade a person gave is reviewed
                     grade.auto_score = theirs.get("auto_score")
-                    grade.needs_manual_grade = bool(theirs.get("needs_manual_grade", True))
+                    grade.needs_manual_grade = bool(
+                        theirs.get("needs_manual_grade", True) or grade.manual_score is not None
+                    )
             if info is not None:  # by the course's policy, on the course's marks; flagged
                 notebook.late_submission_penalty = late.flag(result.student, notebook, result)
             graded = (

@@ -1,105 +1,71 @@
-"""One submission, one sealed run: what a grading worker does for each student.
+"""One submission's path through a grading worker: seal, box, marks, second run, result.
 
     python -I -m kvlesson.grading.grade.worker      (started by the grading command)
 
 A worker reads jobs, one JSON line each, from its standard input and answers each with one
-JSON line. For a job it seals the submission (plain files only) into a fresh private
-course folder outside the course root, with a copy of the gradebook taken when the run
-began; runs nbgrader's autograde for that student alone there, each kernel in the box
-with the exercises' forbidden functions watched; and marks each graded notebook, inside its
-own error handler. An nbgrader error, a notebook that cannot be marked, anything at all,
-costs that submission only: it comes back as a failure with the reason in words. The
-worker never writes the course's gradebook: the grading command, the one writer, does.
+JSON line. For a job it
+
+1. seals the submission (plain files only, its notebooks alone: `kvlesson.grading.course.
+   seal`, `contract`) into a fresh private folder outside the course root;
+2. autogrades each notebook in the box (`kvlesson.grading.grade.autograde`: nbgrader's
+   sanitizing steps, then the run in the box), each kernel forked from the worker's zygote
+   (`kvlesson.grading.box.launch`) with the assignment's ledger (`kvlesson.grading.box.
+   ledger`: the exercises' forbidden functions watched);
+3. marks each graded notebook against the key outside the kernel, inside its own error
+   handler (`kvlesson.grading.marking.marks`);
+4. works each right answer of an exercise that forbids functions out again without them
+   (`kvlesson.grading.grade.second_run`, decided by `kvlesson.grading.marking.second_run`);
+5. answers with one `SubmissionResult` (`kvlesson.grading.course.results`).
+
+An nbgrader error, a notebook that cannot be marked, anything at all, costs that submission
+only: it comes back as a failure with the reason in words. The worker never writes the
+course's gradebook (it reads the copy the run made): the grading command, the one writer,
+does. Its zygotes live as long as it does, one kernel forked per notebook run.
 """
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
+import logging
 import os
-import re
-import shutil
 import sys
 import traceback
-import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import nbformat
 
-from kvlesson.grading.box import fonts
+from kvlesson.grading.box import fonts, ledger
 from kvlesson.grading.box.flags import read_flags
-from kvlesson.grading.box.ledger import cell_source_hash
+from kvlesson.grading.box.launch import Zygotes
 from kvlesson.grading.course import contract, folders, seal
 from kvlesson.grading.course.folders import MARKER, Course, read_timestamp
 from kvlesson.grading.course.key import key_path, read_key
-from kvlesson.grading.course.notebooks import grade_id_of, meta, python_of
-from kvlesson.grading.course.results import (
-    FORBIDDEN,
-    Flag,
-    NotebookResult,
-    SubmissionResult,
-    result_to_json,
-)
-from kvlesson.grading.grade import second_run
+from kvlesson.grading.course.notebooks import grade_id_of
+from kvlesson.grading.course.results import FORBIDDEN, Flag, SubmissionResult, result_to_json
+from kvlesson.grading.grade.autograde import NotGraded, autograde, nbgrader_grades
+from kvlesson.grading.grade.pool import Job
+from kvlesson.grading.grade.second_run import SecondRun
 from kvlesson.grading.marking import cell_roles, marks
 
 LOG_LIMIT = 50_000  # characters of nbgrader's log kept per submission
+LOG = logging.getLogger("kvlesson.autograde")  # nbgrader's steps log here, per submission
 
 
 @dataclass
-class Job:
-    """One submission to grade."""
+class Sealed:
+    """A submission sealed: its folder, its time, and what the seal left out."""
 
-    root: str  # the course root
-    assignment: str
-    student: str
-    private: str  # a new folder for this job, outside the course root
-    template: str  # the gradebook as the run found it (copied per job)
-    hide: list[str]  # folders the box must hide besides the course root (the run's folder)
-    shared: str = ""  # the run's folder the workers share (kvlesson without some functions)
-
-
-# Loaded in every graded kernel before any cell: what `%matplotlib inline` and a chart need.
-ALWAYS_PRELOADED = ("matplotlib.pyplot", "matplotlib_inline.backend_inline")
-
-
-@functools.lru_cache(maxsize=16)
-def ledger_spec(root: Path, assignment: str, forbidden: tuple[str, ...]) -> str:
-    """The box's ledger for this assignment: every forbidden function of its exercises; the
-    hashes of the course's own code cells (answer cells excepted: they are the student's),
-    whose calls are not a student's; and of its test cells, which run the student's code and
-    so are watched (each as IPython hands it to the kernel, and as it runs); and the modules
-    the course's own cells import, which the kernel loads before any cell ("preload")."""
-    course, tests, modules = [], [], list(ALWAYS_PRELOADED)
-    for notebook in sorted((_course(root).source / assignment).glob("*.ipynb")):
-        for cell in nbformat.read(notebook, as_version=4).cells:
-            role = meta(cell)
-            if cell.cell_type != "code" or role.get("solution"):
-                continue
-            hashes = [cell_source_hash(cell.source), cell_source_hash(python_of(cell.source))]
-            course += hashes
-            if role.get("grade"):
-                tests += hashes
-            modules += cell_roles.imported_modules(cell.source)
-    return json.dumps(
-        {
-            "forbidden": list(forbidden),
-            "course": course,
-            "tests": tests,
-            "preload": list(dict.fromkeys(modules)),
-        }
-    )
+    folder: Path
+    timestamp: str | None
+    flags: list[Flag] = field(default_factory=list)
 
 
 @functools.lru_cache(maxsize=16)
 def _course(root: Path) -> Course:
     return Course(root, folders.load(root))
-
-
-def shared_folder(job: Job) -> Path:
-    """The folder the run's workers share (the job's own folder when none is given)."""
-    return Path(job.shared) if job.shared else Path(job.private) / "shared"
 
 
 @functools.lru_cache(maxsize=16)
@@ -115,50 +81,22 @@ def instructor(root: Path, assignment: str, name: str) -> tuple:
     return nb, cell_roles.CourseCells.of(nb)
 
 
-# nbgrader's errors, and what they mean to a student
-WORDS = [
-    (
-        r"exists multiple times",
-        "two cells of the notebook carry the same answer id: a cell was "
-        "copied (copy and paste). Delete the copy, keep the cell with your answer, save and "
-        "submit again",
-    ),
-    (
-        r"newer version|SchemaTooNew|schema_version",
-        "the notebook's grading information (the "
-        "nbgrader metadata of a cell) was changed. Fetch a fresh copy of the assignment and paste "
-        "your answers into it",
-    ),
-    (
-        r"old version of the nbgrader metadata|SchemaTooOld",
-        "the grading information of a cell "
-        "is missing or was changed (a cell copied from elsewhere, or the metadata edited). Fetch a "
-        "fresh copy of the assignment and paste your answers into it",
-    ),
-    (
-        r"NotJSONError|Notebook does not appear to be JSON|Unterminated string|Expecting value",
-        "the notebook file is not a notebook (its JSON cannot be read). Submit the .ipynb file "
-        "JupyterLab saves",
-    ),
-]
+@functools.lru_cache(maxsize=16)
+def assignment_ledger(root: Path, assignment: str, forbidden: tuple[str, ...]) -> dict:
+    """The box's ledger of the assignment (`kvlesson.grading.box.ledger.spec`)."""
+    names = [Path(name).stem for name in notebook_names(root, assignment)]
+    return ledger.spec([instructor(root, assignment, name)[0] for name in names], forbidden)
 
 
-def in_words(log: str) -> str:
-    """An nbgrader failure in words a student understands, with nbgrader's own first error
-    (or its last word)."""
-    lines = [line.strip() for line in log.splitlines() if line.strip()]
-    errors = [line[len("[ERROR] ") :] for line in lines if line.startswith("[ERROR]")]
-    last = errors[0] if errors else (lines[-1] if lines else "")
-    for pattern, words in WORDS:
-        if re.search(pattern, log):
-            return f"not graded: {words} (nbgrader: {last[:200]})"
-    return f"not graded: nbgrader could not grade this notebook (nbgrader: {last[:200]})"
+def shared_folder(job: Job) -> Path:
+    """The folder the run's workers share (the job's own folder when none is given)."""
+    return Path(job.shared) if job.shared else Path(job.private) / "shared"
 
 
-def grade_one(job: Job) -> SubmissionResult:
-    """Seal, autograde and mark one submission; never raises."""
+def grade_one(job: Job, zygotes: Zygotes | None = None) -> SubmissionResult:
+    """Seal, autograde, mark and check one submission; never raises."""
     try:
-        return _grade(job)
+        return _grade(job, zygotes)
     except Exception:  # the grader's own failure: this submission only
         return SubmissionResult(
             job.assignment,
@@ -170,127 +108,113 @@ def grade_one(job: Job) -> SubmissionResult:
         )
 
 
-def _grade(job: Job) -> SubmissionResult:
-    root, private = Path(job.root), Path(job.private)
-    config = folders.load(root)
-    course = Course(root, config)
-    source = course.submitted / job.student / job.assignment
-    timestamp = read_timestamp(source)
-    flags = [Flag(note) for note in seal.read_refusals(source)]
-    sealed = private / "submitted" / job.student / job.assignment
-    refused = seal.seal(source, sealed, ignore=(".ipynb_checkpoints", seal.REFUSALS, MARKER))
-    refused += contract.keep_notebooks(sealed, notebook_names(root, job.assignment))
-    flags += [Flag(f"left out: {r}") for r in refused]
-    shutil.copy(job.template, private / "gradebook.db")
-    seal.seal(
-        course.source / job.assignment,
-        private / course.source.name / job.assignment,
-        ignore=("*.ipynb", ".ipynb_checkpoints"),
-    )
+def _grade(job: Job, zygotes: Zygotes | None) -> SubmissionResult:
+    root, course = Path(job.root), _course(Path(job.root))
+    sealed = seal_submission(course, job)
     key = read_key(key_path(root, job.assignment))
-
-    def result(graded: bool, **more) -> SubmissionResult:
-        return SubmissionResult(job.assignment, job.student, timestamp, graded, flags=flags, **more)
-
-    if not any(sealed.glob("*.ipynb")):  # nothing to run: every notebook scores 0
-        flags.append(Flag("no notebook was submitted: every exercise scores 0"))
-        return result(True)
-    forbidden = tuple(sorted({n for ex in key["exercises"].values() for n in ex["forbidden"]}))
-    (private / "ledger.json").write_text(ledger_spec(root, job.assignment, forbidden))
-    succeeded, log = _autograde(job, config, private)
-    out = private / "autograded" / job.student / job.assignment
-    notebooks = sorted(out.glob("*.ipynb")) if out.is_dir() else []
-    if not succeeded:
-        return result(False, failure=in_words(log), log=log)
-    for path in notebooks:
-        tests = {grade_id_of(c) for c in nbformat.read(path, 4).cells}
-        if not tests & set(key["exercises"]):
-            return result(
-                False,
-                failure=(
-                    f"not graded: {path.name} has none of its graded cells (the nbgrader metadata "
-                    "of its cells was removed, or the notebook was made anew). Fetch a fresh copy "
-                    "of the assignment and paste your answers into it"
-                ),
-            )
-    graded = result(True, autograded=str(out), log=log)
-    grades = _grades(private / "gradebook.db", job.assignment, job.student)
-    again = second_run.SecondRun(
-        config, private, shared_folder(job), (private / "ledger.json").read_text(), sealed
+    result = SubmissionResult(
+        job.assignment, job.student, sealed.timestamp, True, flags=sealed.flags
     )
-    for path in notebooks:
-        notebook, found = _marked(root, job.assignment, path, key, again)
-        graded.log = "\n".join([graded.log, *again.log])[-LOG_LIMIT:]
-        again.log.clear()
-        graded.notebooks[path.stem] = replace(
-            grades.get(path.stem, NotebookResult()),
-            marks=notebook.marks,
-            tampered=notebook.tampered,
-        )
-        graded.flags += found
-    return graded
-
-
-def _autograde(job: Job, config, private: Path) -> tuple[bool, str]:
-    """nbgrader's autograde of one student in the private course folder: whether it
-    succeeded, and its log (the end of it, if long)."""
-    from nbgrader.converters import Autograde
-    from nbgrader.coursedir import CourseDirectory
-    from nbgrader.utils import capture_log
-
-    config.CourseDirectory.root = str(private)
-    config.CourseDirectory.db_url = f"sqlite:///{private / 'gradebook.db'}"
-    config.BoxedExecute.ledger = str(private / "ledger.json")
-    config.BoxedExecute.font_cache = fonts.font_cache(shared_folder(job))
-    config.BoxedExecute.hide = [job.root, *job.hide]
-    coursedir = CourseDirectory(config=config)
-    coursedir.assignment_id, coursedir.student_id = job.assignment, job.student
-    app = Autograde(coursedir=coursedir, config=config)
-    app.force = True
-    with warnings.catch_warnings():  # nbgrader's own SQLAlchemy warnings, see the guide
-        warnings.filterwarnings("ignore", module="nbgrader")
-        warnings.filterwarnings("ignore", message=".*not in session.*")
-        outcome = capture_log(app)
-    log = (outcome.get("log", "") + "\n" + outcome.get("error", "")).strip()
-    return bool(outcome.get("success")), log[-LOG_LIMIT:]
-
-
-def _grades(db: Path, assignment: str, student: str) -> dict[str, NotebookResult]:
-    """nbgrader's grades, comments and late penalty for each notebook of the submission."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    out: dict[str, NotebookResult] = {}
-    with Gradebook(f"sqlite:///{db}") as gb:
-        try:
-            submission = gb.find_submission(assignment, student)
-        except MissingEntry:
-            return out
-        for notebook in submission.notebooks:
-            out[notebook.name] = NotebookResult(
-                grades={
-                    g.name: {"auto_score": g.auto_score, "needs_manual_grade": g.needs_manual_grade}
-                    for g in notebook.grades
-                },
-                comments={c.name: c.auto_comment for c in notebook.comments},
-                late_penalty=notebook.late_submission_penalty,
-            )
-    return out
-
-
-def _marked(
-    root: Path, assignment: str, path: Path, key: dict, again: second_run.SecondRun | None = None
-) -> tuple[marks.NotebookMark, list[Flag]]:
-    """One graded notebook marked outside the kernel, inside its own error handler: its
-    marks, and its flags (each exercise's, the notebook's, and what the box saw); with
-    `again`, its right answers checked by the second run."""
-    name = path.stem
+    if not any(sealed.folder.glob("*.ipynb")):  # nothing to run: every notebook scores 0
+        result.flags.append(Flag("no notebook was submitted: every exercise scores 0"))
+        return result
+    config = box_settings(course, job, key)
+    out = Path(job.private) / "autograded"
     try:
-        nb = nbformat.read(path, as_version=4)
+        graded, log = autograde_all(job, course, sealed.folder, out, key, config, zygotes)
+    except NotGraded as error:
+        return replace(result, graded=False, failure=error.failure, log=error.log[-LOG_LIMIT:])
+    result.autograded = str(out)
+    again = SecondRun(
+        config, shared_folder(job), sealed.folder, zygotes, config.BoxedExecute.ledger
+    )
+    for name, nb in graded.items():
+        mark, found = marked(root, job.assignment, name, nb, key, again)
+        result.notebooks[name] = replace(
+            nbgrader_grades(nb), marks=mark.marks, tampered=mark.tampered
+        )
+        result.flags += found
+    result.log = "\n".join([log, *again.log])[-LOG_LIMIT:]
+    return result
+
+
+def seal_submission(course: Course, job: Job) -> Sealed:
+    """The submission sealed into the job's private folder, its notebooks alone, with
+    collect's notes and what the seal left out as flags."""
+    source = course.submitted / job.student / job.assignment
+    flags = [Flag(note) for note in seal.read_refusals(source)]
+    folder = Path(job.private) / "submitted"
+    refused = seal.seal(source, folder, ignore=(".ipynb_checkpoints", seal.REFUSALS, MARKER))
+    refused += contract.keep_notebooks(folder, notebook_names(course.root, job.assignment))
+    flags += [Flag(f"left out: {r}") for r in refused]
+    return Sealed(folder, read_timestamp(source), flags)
+
+
+def box_settings(course: Course, job: Job, key: dict):
+    """Autograde's configuration for this job: the course's, with the box's ledger of the
+    assignment, the run's font list, and the run's folder hidden."""
+    config = copy.deepcopy(course.config)
+    forbidden = tuple(sorted({n for ex in key["exercises"].values() for n in ex["forbidden"]}))
+    config.CourseDirectory.root = job.root
+    config.BoxedExecute.ledger = assignment_ledger(course.root, job.assignment, forbidden)
+    config.BoxedExecute.font_cache = fonts.font_cache(shared_folder(job))
+    config.BoxedExecute.hide = list(job.hide)
+    return config
+
+
+def autograde_all(
+    job: Job,
+    course: Course,
+    sealed: Path,
+    out: Path,
+    key: dict,
+    config,
+    zygotes: Zygotes | None,
+) -> tuple[dict[str, nbformat.NotebookNode], str]:
+    """Each sealed notebook autograded in the box and written into `out`, beside the files
+    nbgrader's autograde puts there (the assignment's own files, the submission's time),
+    and what autograde logged; NotGraded for the first one nbgrader cannot grade, or one
+    with none of its graded cells."""
+    seal.seal(course.source / job.assignment, out, ignore=("*.ipynb", ".ipynb_checkpoints"))
+    for name in contract.NBGRADER_FILES:
+        if (sealed / name).is_file() and not (out / name).exists():
+            (out / name).write_bytes((sealed / name).read_bytes())
+    graded, logs = {}, []
+    for path in sorted(sealed.glob("*.ipynb")):
+        resources = {
+            "unique_key": path.stem,
+            "metadata": {"path": str(sealed), "name": path.stem},
+            "nbgrader": {
+                "student": job.student,
+                "assignment": job.assignment,
+                "notebook": path.stem,
+                "db_url": f"sqlite:///{job.template}",
+            },
+        }
+        nb, log = autograde(path, resources, config, zygotes, LOG)
+        if not {grade_id_of(c) for c in nb.cells} & set(key["exercises"]):
+            raise NotGraded(
+                f"not graded: {path.name} has none of its graded cells (the nbgrader metadata "
+                "of its cells was removed, or the notebook was made anew). Fetch a fresh copy "
+                "of the assignment and paste your answers into it"
+            )
+        nbformat.write(nb, out / path.name)
+        graded[path.stem] = nb
+        logs.append(log)
+    return graded, "".join(logs)
+
+
+def marked(
+    root: Path, assignment: str, name: str, nb, key: dict, again: SecondRun
+) -> tuple[marks.NotebookMark, list[Flag]]:
+    """One graded notebook marked outside the kernel, its right answers checked by the
+    second run, inside its own error handler: its marks, and its flags (each exercise's,
+    the notebook's, and what the box saw)."""
+    try:
         _, box_flags = read_flags(nb)
         source, course = instructor(root, assignment, name)
         mark = marks.mark_notebook(nb, key, source, box_flags, course)
-        if again is not None:
-            mark = again.check(path, key, mark)
+        mark = again.check(nb, key, mark, course, f"{name}.ipynb")
         flags = [Flag(f, notebook=name, cell=m.grade_id) for m in mark.marks for f in m.flags]
         flags += [Flag(f, notebook=name) for f in mark.flags]
         # a forbidden function that ran is a flag only where it costs an exercise (above)
@@ -303,15 +227,20 @@ def _marked(
 
 def main() -> None:
     """Grade the jobs that come on standard input, one JSON line each, answering each on
-    standard output; whatever else prints goes to standard error (the run's log)."""
+    standard output; whatever else prints goes to standard error (the run's log). The
+    worker's zygotes are ended when the input ends."""
     from kvlesson.grading.course.isolated import die_with_parent
 
     die_with_parent()
     answers = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # a print of nbgrader's or a library's lands in the log, not in an answer
-    for line in sys.stdin:
-        answers.write(result_to_json(grade_one(Job(**json.loads(line)))) + "\n")
-        answers.flush()
+    zygotes = Zygotes(Path.cwd() / f"zygotes-{os.getpid()}")
+    try:
+        for line in sys.stdin:
+            answers.write(result_to_json(grade_one(Job(**json.loads(line)), zygotes)) + "\n")
+            answers.flush()
+    finally:
+        zygotes.close()
 
 
 if __name__ == "__main__":

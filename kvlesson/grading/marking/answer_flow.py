@@ -24,6 +24,7 @@ but a course cell that binds a name ends the search for it.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 
@@ -127,6 +128,7 @@ def _outside_functions(node: ast.AST):
             yield from _outside_functions(child)
 
 
+@functools.lru_cache(maxsize=4096)  # a class's cells are mostly the course's, read over and over
 def effects(source: str, course: frozenset[str] = frozenset()) -> Effects:
     """What a cell's code reads and can change; a cell that does not parse can change any
     name (the kernel ran what it could of it). The names of `course` (what the course's

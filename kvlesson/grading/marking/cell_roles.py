@@ -68,6 +68,41 @@ class CourseCells:
         )
 
 
+@dataclass(frozen=True)
+class Cells:
+    """A graded notebook's code cells by whose they are: each exercise's test (grade id:
+    index, the first of that id), the student's cells (index, cell) and the course's own
+    (their rank in the course's order, index)."""
+
+    tests: dict[str, int]
+    theirs: list[tuple[int, object]]
+    order: list[tuple[int, int]]
+
+    @property
+    def own(self) -> list[int]:
+        return [index for _, index in self.order]
+
+
+def read_cells(nb: nbformat.NotebookNode, key: dict, course: CourseCells) -> Cells:
+    """Whose each code cell of `nb` is: the course's own, a test of the key, or the
+    student's (an answer, a cell they added or changed)."""
+    ids_seen: dict[str, int] = {}
+    for cell in nb.cells:
+        ids_seen[cell.get("id")] = ids_seen.get(cell.get("id"), 0) + 1
+    tests, theirs, order = {}, [], []
+    for index, cell in enumerate(nb.cells):
+        grade_id = meta(cell).get("grade_id")
+        if cell.cell_type == "code" and grade_id in key["exercises"] and grade_id not in tests:
+            tests[grade_id] = index
+        if cell.cell_type != "code":
+            continue
+        if course.is_own(cell, ids_seen):
+            order.append((course.order.index(cell.get("id")), index))
+        elif grade_id not in key["exercises"]:
+            theirs.append((index, cell))
+    return Cells(tests, theirs, order)
+
+
 def imports(source: str) -> list[list[str]]:
     tree = parsed(source)
     if tree is None:
@@ -77,23 +112,6 @@ def imports(source: str) -> list[list[str]]:
         for node in ast.walk(tree)
         if isinstance(node, (ast.Import, ast.ImportFrom))
     ]
-
-
-def imported_modules(source: str) -> list[str]:
-    """The modules a cell's imports load, in order: `import a.b` gives a.b, `from a import
-    b, c` gives a, a.b and a.c (b or c may be a name, not a module: loading it then fails,
-    and whoever loads these skips it)."""
-    tree = parsed(source)
-    found: list[str] = []
-    for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, ast.Import):
-            found += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            found += [
-                node.module,
-                *(f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*"),
-            ]
-    return found
 
 
 def first_line(source: str) -> str:

@@ -18,18 +18,18 @@ import nbformat
 
 from kvlesson.grading.checks import forbidden, probes, selfcheck
 from kvlesson.grading.checks.records import records_of
-from kvlesson.grading.course.notebooks import grade_id_of, meta
+from kvlesson.grading.course.notebooks import meta
 from kvlesson.grading.course.results import (
     FAILED,
     FORBIDDEN,
     NOT_GRADED,
     PASSED,
     TAMPERING,
-    ZEROED,
     ExerciseMark,
     Flag,
 )
 from kvlesson.grading.marking import cell_roles, cell_scan, diagnosis
+from kvlesson.grading.marking.cell_roles import Cells, read_cells
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,103 @@ def mark_cell(cell, exercise: dict, setting: dict | None) -> ExerciseMark:
     )
 
 
+@dataclass
+class Reading:
+    """What the reading of the student's cells found: flags that belong to no one exercise,
+    whether the notebook tampered, and each forbidden function named, reached or run
+    (cell index, function, where in words)."""
+
+    flags: list[str]
+    tampered: bool
+    forbidden: list[tuple[int, str, str]]
+
+
+def read_theirs(
+    nb: nbformat.NotebookNode,
+    cells: Cells,
+    key: dict,
+    course: cell_roles.CourseCells,
+    box_flags: list[Flag],
+) -> Reading:
+    """The student's cells read as code (tampering, forbidden functions named or reached,
+    strings that name one) and what the box saw (a forbidden function that ran, tampering)."""
+    reading, names = Reading([], False, []), dict(course.names)
+    everything = {name for ex in key["exercises"].values() for name in ex["forbidden"]}
+    codes = forbidden.resolve(everything)
+    for index, cell in cells.theirs:
+        where = where_is(nb, index)
+        for finding in cell_scan.scan(cell.source, set(course.names), course.modules):
+            reading.flags.append(
+                f"{where}: {finding.what}"
+                + (" (tampering: the notebook scores 0)" if finding.kind == TAMPERING else "")
+            )
+            reading.tampered |= finding.kind == TAMPERING
+        names.update(cell_scan.names_of(cell.source))
+        for name in probes.mentioned(cell.source, everything) + forbidden.used_in(
+            cell.source, names, codes
+        ):
+            reading.forbidden.append((index, _last_name(name), where))
+        for text in cell_scan.strings_naming(cell.source, everything):
+            reading.flags.append(
+                f"{where}: has the string {text!r}, which names a function an exercise forbids"
+            )
+    for flag in box_flags:
+        if flag.kind == FORBIDDEN:
+            reading.forbidden.append(
+                (flag.index, _last_name(flag.function), where_is(nb, flag.index))
+            )
+        reading.tampered |= flag.kind == TAMPERING  # what the box refused or reported
+    return reading
+
+
+def where_is(nb: nbformat.NotebookNode, index: int) -> str:
+    source = nb.cells[index].source if 0 <= index < len(nb.cells) else ""
+    return f"cell {index} (`{cell_roles.first_line(source)}`)"
+
+
+def mark_exercise(
+    nb: nbformat.NotebookNode,
+    grade_id: str,
+    exercise: dict,
+    setting: dict | None,
+    cells: Cells,
+    reading: Reading,
+    moved: dict[int, int],
+    course: cell_roles.CourseCells,
+) -> ExerciseMark:
+    """One exercise's mark: its test's record against the key, then 0 for a forbidden
+    function in the code that works out its answer, or a course cell moved above it."""
+    if grade_id not in cells.tests:
+        missing = ("the test cell is missing from the notebook",)
+        return ExerciseMark(grade_id, float(exercise["points"]), 0.0, missing)
+    test = cells.tests[grade_id]
+    mark = mark_cell(nb.cells[test], exercise, setting)
+    flags, score = list(mark.flags), mark.score
+    feeding = cell_roles.answer_cells(nb, test, dict(cells.theirs), course.bound) | {test}
+    hits = sorted(
+        {
+            (where, name)
+            for index, name, where in reading.forbidden
+            if index in feeding and name in exercise["forbidden"]
+        }
+    )
+    for where, name in hits:
+        flags.append(
+            "scored 0: "
+            + selfcheck.forbidden_message(
+                where, [name], tuple(exercise["forbidden"]), through="uses"
+            )[len("Not yet: ") :]
+        )
+        score = 0.0
+    if test in moved:
+        flags.append(
+            f"scored 0: the course's cell {moved[test]} was moved above this "
+            "test; the grade reads the notebook in the course's order"
+        )
+        score = 0.0
+    return replace(mark, score=score, flags=tuple(flags))
+
+
 def mark_notebook(
     nb: nbformat.NotebookNode,
     key: dict,
@@ -118,98 +215,19 @@ def mark_notebook(
     course's cells in the course's order. `course`: the instructor notebook's cells, read
     once for a class (default: read now)."""
     course = course or cell_roles.CourseCells.of(instructor)
-    ids_seen: dict[str, int] = {}
-    for cell in nb.cells:
-        ids_seen[cell.get("id")] = ids_seen.get(cell.get("id"), 0) + 1
-    tests, theirs, order = {}, [], []
-    for index, cell in enumerate(nb.cells):
-        grade_id = meta(cell).get("grade_id")
-        if cell.cell_type == "code" and grade_id in key["exercises"] and grade_id not in tests:
-            tests[grade_id] = index
-        if cell.cell_type != "code":
-            continue
-        if course.is_own(cell, ids_seen):
-            order.append((course.order.index(cell.get("id")), index))
-        elif grade_id not in key["exercises"]:
-            theirs.append((index, cell))
-    notebook_flags, tampered = [], False
-    names = dict(course.names)
-    seen_forbidden: list[tuple[int, str, str]] = []  # (cell index, function, where)
-    everything_forbidden = {name for ex in key["exercises"].values() for name in ex["forbidden"]}
-    codes = forbidden.resolve(everything_forbidden)
-
-    def where_is(index: int) -> str:
-        source = nb.cells[index].source if 0 <= index < len(nb.cells) else ""
-        return f"cell {index} (`{cell_roles.first_line(source)}`)"
-
-    for index, cell in theirs:
-        where = where_is(index)
-        for finding in cell_scan.scan(cell.source, set(course.names), course.modules):
-            notebook_flags.append(
-                f"{where}: {finding.what}"
-                + (" (tampering: the notebook scores 0)" if finding.kind == TAMPERING else "")
-            )
-            tampered |= finding.kind == TAMPERING
-        names.update(cell_scan.names_of(cell.source))
-        for name in probes.mentioned(cell.source, everything_forbidden) + forbidden.used_in(
-            cell.source, names, codes
-        ):
-            seen_forbidden.append((index, _last_name(name), where))
-        for text in cell_scan.strings_naming(cell.source, everything_forbidden):
-            notebook_flags.append(
-                f"{where}: has the string {text!r}, which names a function an exercise forbids"
-            )
-    for flag in box_flags:
-        if flag.kind == FORBIDDEN:
-            seen_forbidden.append((flag.index, _last_name(flag.function), where_is(flag.index)))
-        tampered |= flag.kind == TAMPERING  # what the box refused or reported
-    moved = cell_roles.moved(order, nb)
-    marks = []
-    for grade_id, exercise in key["exercises"].items():
-        if grade_id not in tests:
-            marks.append(
-                ExerciseMark(
-                    grade_id,
-                    float(exercise["points"]),
-                    0.0,
-                    ("the test cell is missing from the notebook",),
-                )
-            )
-            continue
-        mark, test = (
-            mark_cell(nb.cells[tests[grade_id]], exercise, key.get("setting")),
-            tests[grade_id],
-        )
-        flags, score = list(mark.flags), mark.score
-        feeding = cell_roles.answer_cells(nb, test, dict(theirs), course.bound) | {test}
-        hits = sorted(
-            {
-                (where, name)
-                for index, name, where in seen_forbidden
-                if index in feeding and name in exercise["forbidden"]
-            }
-        )
-        for where, name in hits:
-            flags.append(
-                "scored 0: "
-                + selfcheck.forbidden_message(
-                    where, [name], tuple(exercise["forbidden"]), through="uses"
-                )[len("Not yet: ") :]
-            )
-            score = 0.0
-        if test in moved:
-            flags.append(
-                f"scored 0: the course's cell {moved[test]} was moved above this "
-                "test; the grade reads the notebook in the course's order"
-            )
-            score = 0.0
-        marks.append(replace(mark, score=score, flags=tuple(flags)))
-    if tampered:
+    cells = read_cells(nb, key, course)
+    reading = read_theirs(nb, cells, key, course, list(box_flags))
+    moved = cell_roles.moved(cells.order, nb)
+    marks = [
+        mark_exercise(nb, g, ex, key.get("setting"), cells, reading, moved, course)
+        for g, ex in key["exercises"].items()
+    ]
+    if reading.tampered:
         marks = [replace(m, score=0.0) for m in marks]
     return NotebookMark(
-        [_with_outcome(m, nb, tests.get(m.grade_id), course) for m in marks],
-        tuple(notebook_flags),
-        tampered,
+        [_with_outcome(m, nb, cells.tests.get(m.grade_id), course) for m in marks],
+        tuple(reading.flags),
+        reading.tampered,
     )
 
 
@@ -224,33 +242,6 @@ def _with_outcome(
     )
     right = mark.outcome == PASSED  # mark_cell's verdict on the values alone
     return replace(mark, outcome=diagnosis.outcome(mark.points, mark.score, right, skipped))
-
-
-def recorded(nb: nbformat.NotebookNode, exercise: dict, grade_id: str) -> list[str] | None:
-    """The answers the test `grade_id` recorded (the grade's normal forms), or None when it
-    recorded none, or more than one."""
-    cell = next((c for c in nb.cells if c.cell_type == "code" and grade_id_of(c) == grade_id), None)
-    records = records_of(cell) if cell is not None else []
-    if len(records) != 1 or not isinstance(records[0].get("values"), list):
-        return None
-    values = records[0]["values"]
-    if len(values) != len(exercise["probes"]):
-        return None
-    return diagnosis.answers_of(exercise, values)
-
-
-def zeroed(mark: NotebookMark, words: dict[str, str]) -> NotebookMark:
-    """`mark` with each exercise of `words` (grade id: why) scored 0, the words among its
-    flags; its values were right, so its outcome is zeroed."""
-    return replace(
-        mark,
-        marks=[
-            replace(m, score=0.0, flags=(*m.flags, words[m.grade_id]), outcome=ZEROED)
-            if m.grade_id in words
-            else m
-            for m in mark.marks
-        ],
-    )
 
 
 def unmarkable(key: dict, reason: str) -> NotebookMark:

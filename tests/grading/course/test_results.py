@@ -38,7 +38,6 @@ def a_result() -> SubmissionResult:
         False,
         {"q2_answer": {"auto_score": None, "needs_manual_grade": True}},
         {"q1_answer": ""},
-        0.0,
     )
     flags = [
         Flag("left out: helper.py"),
