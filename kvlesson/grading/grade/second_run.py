@@ -108,7 +108,7 @@ class SecondRun:
         settings.BoxedExecute.ledger = {**self.ledger, "forbidden": []}
         settings.BoxedExecute.draw = False
         self.runs += 1
-        execute = BoxedExecute(config=settings, log=logging.getLogger("kvlesson.second_run"))
+        execute = BoxedExecute(config=settings, log=logging.getLogger(__name__))
         execute.zygotes = self.zygotes
         execute.preprocess(nb, {"metadata": {"path": str(self.sealed)}})
         return second_run.answers_of(nb, key, grade_ids)

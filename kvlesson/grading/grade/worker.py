@@ -51,7 +51,7 @@ from kvlesson.grading.grade.second_run import SecondRun
 from kvlesson.grading.marking import cell_roles, marks
 
 LOG_LIMIT = 50_000  # characters of nbgrader's log kept per submission
-LOG = logging.getLogger("kvlesson.autograde")  # nbgrader's steps log here, per submission
+LOG = logging.getLogger(__name__)  # nbgrader's steps log here, per submission
 
 
 @dataclass
