@@ -17,7 +17,9 @@ from kvlesson.authoring.stamp_places import LOADER
 from kvlesson.grading.course.notebooks import is_answer_cell, is_test_cell
 
 # a number as a notebook writes it: 131,072 or 0.45 or 12000 (not part of a name or a version)
-NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\w.,])-?\d+(?:\.\d+)?")
+NUMBER = re.compile(
+    r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\.?\d)|(?<![\w.,])-?\d+(?:\.\d+)?(?!\.?\d)"
+)
 HEADING = re.compile(r"^(#{1,6}) ", re.M)
 
 

@@ -17,7 +17,7 @@ import nbformat
 import pytest
 
 from kvlesson.authoring import command, stamp_places
-from kvlesson.authoring.shown_numbers import copied_as, numbers_around
+from kvlesson.authoring.shown_numbers import copied_as, numbers_around, numbers_in
 from kvlesson.grading.checks.selfcheck import digest
 from kvlesson.grading.course import notebooks
 from kvlesson.grading.course.key import key_path, read_key
@@ -224,3 +224,11 @@ def test_a_whole_number_and_the_section_below_count_too():
     blocks = nbformat.v4.new_markdown_cell("A chat of 8,001 tokens takes 501 blocks.")
     nb.cells.insert(1, blocks)
     assert numbers_around(nb, test + 2) >= {8001.0, 501.0}
+
+
+def test_a_version_is_not_a_number_a_student_copies():
+    """A release names versions (llama-cpp-python 0.3.36, vLLM 0.8.4): neither 0.3 nor 0.8 is
+    read out of them, while a number at the end of a sentence and one with thousands' commas
+    are."""
+    text = "llama-cpp-python 0.3.36 vendors it; vLLM v0.8.4, 0.33.0 and 0.33 hold 131,072 tokens, or 0.45."
+    assert numbers_in(text) == {0.33, 131_072, 0.45}

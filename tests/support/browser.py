@@ -295,14 +295,22 @@ def wait_for_kernel(panel: Locator, timeout: int = HANG_MS) -> None:
     )
 
 
+# A code cell's prompt. A cell whose code is folded (the notebooks' set-up cells) shows a
+# placeholder in its place whose own prompt stays empty whether or not the cell has run: left
+# out, the cell's run is seen in the cells after it, which read what it defines.
+PROMPT = ".jp-CodeCell .jp-InputPrompt:not(.jp-Placeholder-prompt)"
+
+
 def prompts(panel: Locator) -> list[str]:
-    """Each code cell's prompt as shown: '[ ]:' not run, '[*]:' running, '[3]:' run."""
-    return [t.strip() for t in panel.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()]
+    """Each unfolded code cell's prompt as shown: '[ ]:' not run, '[*]:' running, '[3]:' run."""
+    return [t.strip() for t in panel.locator(PROMPT).all_inner_texts()]
 
 
 def run_all(page: Page, panel: Locator) -> None:
-    """Run ▸ Run All Cells from the menu bar, then wait until every code cell has run (or
-    one failed, which stops the rest) and the kernel is idle.
+    """Run ▸ Run All Cells from the menu bar, then wait until the run is over: the kernel idle
+    and no cell waiting its turn ('[*]:'). Whether every cell ran, or one failed and stopped the
+    rest, is for the caller to read (problems_on_page): a cell that never runs ends the wait at
+    once, with the page as it is, not after the hang guard.
 
     A Run All that comes while the kernel is still connecting runs nothing: JupyterLab
     clears each cell and moves on, with no message (seen on a loaded machine, after the
@@ -314,13 +322,13 @@ def run_all(page: Page, panel: Locator) -> None:
         page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
         try:
             page.wait_for_function(
-                """([panel, before]) => {
-                    const now = [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
+                """([panel, before, prompt]) => {
+                    const now = [...panel.querySelectorAll(prompt)]
                         .map(p => p.textContent.trim());
                     return now.some((t, k) => t === '[*]:'
                         || (/^\\[\\d+\\]:$/.test(t) && t !== before[k]));
                 }""",
-                arg=[panel.element_handle(), before],
+                arg=[panel.element_handle(), before, PROMPT],
                 timeout=start_ms,
             )
             break
@@ -328,16 +336,14 @@ def run_all(page: Page, panel: Locator) -> None:
             warnings.warn(f"Run All click {click} started no cell in {start_ms / 1000:.0f} s")
     try:
         page.wait_for_function(
-            """([panel, stderr]) => {
-                const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputPrompt')]
-                    .map(p => p.textContent.trim());
-                const done = prompts.length > 0 && prompts.every(t => /^\\[\\d+\\]:$/.test(t));
-                const failed = panel.querySelector(stderr) !== null;
+            """([panel, prompt]) => {
+                const queued = [...panel.querySelectorAll(prompt)]
+                    .some(p => p.textContent.trim() === '[*]:');
                 const idle = panel.querySelector(
                     '.jp-Notebook-ExecutionIndicator[data-status=idle]') !== null;
-                return idle && (done || failed);
+                return idle && !queued;
             }""",
-            arg=[panel.element_handle(), STDERR],
+            arg=[panel.element_handle(), PROMPT],
             timeout=HANG_MS,
         )
     except PlaywrightTimeout:
@@ -360,9 +366,7 @@ def problems_on_page(panel: Locator) -> list[str]:
         if phrase in text:
             found.append(f"the page says {phrase!r}")
     not_run = [
-        t
-        for t in panel.locator(".jp-CodeCell .jp-InputPrompt").all_inner_texts()
-        if not t.strip().strip("[]:").isdigit()
+        t for t in panel.locator(PROMPT).all_inner_texts() if not t.strip().strip("[]:").isdigit()
     ]
     if not_run:
         found.append(f"{len(not_run)} code cells did not run: {not_run}")

@@ -234,9 +234,12 @@ def is_trivial(line: str) -> bool:
 
 def secret_lines(instructor_nb) -> dict[str, str]:
     """Each line of solution or hidden-test text of the instructor notebook that appears
-    nowhere else in it (so its presence in a release can only be a leak), with the cell
-    and the kind of secret it belongs to."""
-    public = {line.strip() for cell in instructor_nb.cells for line in outside_markers(cell.source)}
+    nowhere else in it, not even inside a public line (so its presence in a release can only
+    be a leak: a hidden probe's `"ms", 3, scale=1e-3)` is in the visible self-check too), with
+    the cell and the kind of secret it belongs to."""
+    public = "\n".join(
+        line.strip() for cell in instructor_nb.cells for line in outside_markers(cell.source)
+    )
     secrets = {}
     for cell in instructor_nb.cells:
         where = nbgrader_meta(cell).get("grade_id", "?")

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import pytest
 
-from support import graded_course as course
 from support.browser import browser, page  # noqa: F401 (fixtures, found by name)
 from support.site import built, served  # noqa: F401 (fixtures: the website, built once a run)
 
 
 @pytest.fixture(scope="session")
-def graded_course(tmp_path_factory) -> course.GradedCourse:
+def graded_course(tmp_path_factory):
+    # Imported here, not above: support.report_class reads every solution notebook when it is
+    # imported, and a copy of the course made for one assignment (test_first_exercise.py, the
+    # check `kvlesson check` runs in it) has only that one.
+    from support import graded_course as course
+
     return course.graded(tmp_path_factory)

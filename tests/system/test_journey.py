@@ -232,10 +232,13 @@ def notebook_tab(page: Page, name: str) -> Locator:
 def code_cell_with(panel: Locator, *texts: str) -> tuple[Locator, Locator]:
     """The one code cell whose editor holds every text in `texts`, and the code cell right
     after it (an answer cell's self-check)."""
-    sources = panel.locator(".jp-CodeCell .jp-Editor").all_inner_texts()
+    cells = panel.locator(".jp-CodeCell")
+    # Cell by cell, so that a folded cell (no editor shown: the set-up cells) keeps its place.
+    sources = cells.evaluate_all(
+        "cells => cells.map(c => c.querySelector('.jp-Editor')?.innerText ?? '')"
+    )
     found = [i for i, source in enumerate(sources) if all(text in source for text in texts)]
     assert len(found) == 1, f"expected one code cell holding {texts}, found {len(found)}"
-    cells = panel.locator(".jp-CodeCell")
     return cells.nth(found[0]), cells.nth(found[0] + 1)
 
 
