@@ -12,6 +12,7 @@ grading them through the course's grading command.)
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -165,6 +166,32 @@ def test_the_five_check_yourself_questions_are_graded():
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS\n?", flags=re.S)
 
 
+def clear_comparisons(source: str) -> list[str]:
+    """The asserts and equality tests of a test cell, where an expected value would be written
+    in clear; the key's own declarations (`declare(domain=...)`, which says which inputs an
+    exercise takes, e.g. `size % tp == 0`) are not compared with any answer."""
+    found = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "declare":
+            return
+        if isinstance(node, ast.Assert) or (
+            isinstance(node, ast.Compare)
+            and any(isinstance(op, ast.Eq | ast.NotEq) for op in node.ops)
+        ):
+            found.append(ast.unparse(node))
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(source))
+    return found
+
+
+def test_a_comparison_outside_the_keys_declarations_is_found():
+    cell = "declare(domain=lambda tp: tp % 2 == 0)\nselfcheck.verify([])\nassert x == 3\ny != 2"
+    assert clear_comparisons(cell) == ["assert x == 3", "x == 3", "y != 2"]
+
+
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
 def test_each_test_cell_records_first_then_verifies_with_stamps(path):
     """The convention of docs/self-checks.md: hidden `selfcheck.record` of the cell's own
@@ -188,7 +215,7 @@ def test_each_test_cell_records_first_then_verifies_with_stamps(path):
             assert name in stamps and set(stamps[name]) == {"setting", "probes", "hints"}, name
         # the hidden test carries no hash: nothing in the grading kernel reveals an answer
         assert "stamp=" not in hidden and "hash" not in hidden, meta["grade_id"]
-        assert "assert " not in cell.source and "==" not in cell.source, meta["grade_id"]
+        assert clear_comparisons(cell.source) == [], meta["grade_id"]
 
 
 @pytest.mark.parametrize("path", SOLUTIONS, ids=NAMES)
