@@ -110,6 +110,17 @@ def left_proxy(pid_file: str | Path) -> int | None:
     return pid if b"configurable-http-proxy" in command else None
 
 
+def running(pid: int) -> bool:
+    """Whether process `pid` still runs. A process that has ended but whose parent has not yet
+    read its exit status (a zombie: the hub started from a shell or a service manager that is
+    busy) keeps its /proc entry, yet holds no port and runs nothing."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # the state follows the command's name
+
+
 def end(pid: int, seconds: float = 5) -> None:
     """Stop the process `pid`: SIGTERM, then SIGKILL after `seconds`."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
@@ -119,7 +130,7 @@ def end(pid: int, seconds: float = 5) -> None:
             return
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            if not Path(f"/proc/{pid}").exists():
+            if not running(pid):
                 return
             time.sleep(0.1)
 

@@ -33,7 +33,7 @@ def main() -> int:
         hub = int(Path(places.HUB_PID).read_text().strip())
     except (OSError, ValueError):
         hub = None
-    if hub is not None and Path(f"/proc/{hub}").exists():
+    if hub is not None and ports.running(hub):
         ports.end(hub, HUB_SECONDS)  # SIGTERM: the hub stops its servers and its proxy
         print(f"stopped the hub (process {hub}) and the servers it ran")
     else:

@@ -8,6 +8,11 @@ from __future__ import annotations
 import os
 import pwd
 import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -65,3 +70,25 @@ def test_the_hub_ends_ordinary_accounts_only():
     for name in ("root", "nobody", "daemon", "no-such-account-kvlesson"):
         assert processes.end_account(name) is False, name
     assert processes.members("no-such-group-kvlesson") == []
+
+
+@pytest.mark.process
+def test_an_ended_hub_its_parent_has_not_yet_reaped_is_not_waited_for(monkeypatch):
+    """stop.py waited for the hub's /proc entry to go, which stays while its parent has not read
+    its exit status: a hub started by a shell or service that was busy kept the guide's stop
+    waiting its whole minute, then a minute more after a SIGKILL that could change nothing."""
+    assert ports.running(os.getpid())
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    try:
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # ended, not reaped
+        assert Path(f"/proc/{child.pid}").exists()
+        assert not ports.running(child.pid)
+
+        def no_wait(seconds):
+            raise AssertionError(f"end() waited for a process that had ended ({seconds} s)")
+
+        monkeypatch.setattr(ports, "time", SimpleNamespace(monotonic=time.monotonic, sleep=no_wait))
+        ports.end(child.pid, seconds=60)
+    finally:
+        child.wait()
+    assert not ports.running(child.pid)

@@ -11,12 +11,14 @@ page holds all its outputs):
 * the search's result count is said in a live region (4.1.3); the theme's tooltips close with
   Escape (1.4.13).
 
-Pages come from tests/support/site.py (built once a session). Several minutes: axe four times
-on some twenty pages.
+Pages come from tests/support/site.py (built once a session). About two minutes: axe four times
+on some twenty pages, and each page loaded once more in each condition for the other checks
+(`walked`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from urllib.parse import urlparse
 
 import pytest
@@ -113,13 +115,35 @@ def test_axe_finds_nothing_at_every_width_and_in_dark_mode(served, built, condit
     assert off_machine == [], f"requests that would leave the machine: {off_machine}"
 
 
-@pytest.mark.parametrize("condition", list(CONDITIONS))
-def test_no_page_logs_an_error_or_misses_a_file(served, built, condition):
-    """Each page as a reader loads it (no axe, whose own fetches of a style sheet's imports
-    go astray): no error in the console, no script error, no file that fails to load."""
-    problems: list[str] = []
+REFLOWING = ("320 px", "200% zoom")  # where WCAG 1.4.10 asks that nothing scrolls sideways
+FOCUSING = ("1280 px", "320 px")  # where every control's focus ring is looked for
+
+
+@dataclass
+class Walk:
+    """What the checks found on every page of the site loaded once in one condition."""
+
+    problems: list[str]  # console errors, script errors, files that failed to load
+    reflow: dict[str, list[str]]  # by page: what breaks reflow (REFLOWING only)
+    unfocused: dict[str, list[str]]  # by page: controls that show no focus ring (FOCUSING only)
+    focused: int  # controls the keyboard reached and focused, on every page
+    theme: str  # the theme the last page was drawn in
+
+
+WALKS: dict[str, Walk] = {}
+
+
+def walked(served, built, condition: str) -> Walk:
+    """Every page as a reader loads it in `condition` (no axe, whose own fetches of a style
+    sheet's imports go astray), once a run for the tests below that read it: loading and
+    settling the pages is most of their time. On each page, once settled: its reflow, then
+    (after a key press, so that the browser draws focus as for a keyboard user) its focus."""
+    if condition in WALKS:
+        return WALKS[condition]
+    walk = Walk([], {}, {}, 0, "")
     with chromium() as browser:
         context = browser.new_context(**CONDITIONS[condition])
+        problems = walk.problems
         context.on("console", lambda m: m.type == "error" and problems.append(f"console: {m.text}"))
         context.on("weberror", lambda e: problems.append(f"script error: {e.error}"))
         context.on("requestfailed", lambda r: problems.append(f"failed: {r.url}"))
@@ -127,53 +151,47 @@ def test_no_page_logs_an_error_or_misses_a_file(served, built, condition):
             "response", lambda r: r.status >= 400 and problems.append(f"{r.status}: {r.url}")
         )
         page = context.new_page()
-        for address in served:
-            page.goto(address, wait_until="load")
-            page.wait_for_timeout(SETTLE_MS)
-        if condition == "dark mode":
-            assert page.evaluate("document.documentElement.dataset.theme") == "dark"
-        context.close()
-    assert problems == [], "\n".join(sorted(set(problems)))
-
-
-def on_every_page(served, built, condition: str, check) -> dict[str, object]:
-    """`check(page)` on every page of the site as it stands in `condition`, once the page
-    has settled: what it found, by page, where it found anything."""
-    found = {}
-    with chromium() as browser:
-        context = browser.new_context(**CONDITIONS[condition])
-        page = context.new_page()
         for address, path in served.items():
+            name = str(path.relative_to(built.html))
             page.goto(address, wait_until="load")
             page.wait_for_timeout(SETTLE_MS)
-            result = check(page)
-            if result:
-                found[str(path.relative_to(built.html))] = result
+            if condition in REFLOWING and (broken := page.evaluate(REFLOW)):
+                walk.reflow[name] = broken
+            if condition in FOCUSING:
+                page.keyboard.press("Tab")
+                focused, missing = page.evaluate(UNFOCUSED)
+                walk.focused += focused
+                if missing:
+                    walk.unfocused[name] = missing
+        walk.theme = page.evaluate("document.documentElement.dataset.theme")
         context.close()
-    return found
+    WALKS[condition] = walk
+    return walk
 
 
-@pytest.mark.parametrize("condition", ["320 px", "200% zoom"])
+@pytest.mark.parametrize("condition", list(CONDITIONS))
+def test_no_page_logs_an_error_or_misses_a_file(served, built, condition):
+    """Each page as a reader loads it: no error in the console, no script error, no file that
+    fails to load; in dark mode, the pages are drawn dark."""
+    walk = walked(served, built, condition)
+    assert walk.problems == [], "\n".join(sorted(set(walk.problems)))
+    assert (walk.theme == "dark") == (condition == "dark mode"), walk.theme
+
+
+@pytest.mark.parametrize("condition", REFLOWING)
 def test_every_page_reflows(served, built, condition):
     """WCAG 1.4.10 at 320 CSS px (1280 px at 400%) and at 200% zoom; 2.1.1 for what scrolls."""
-    broken = on_every_page(served, built, condition, lambda page: page.evaluate(REFLOW))
+    broken = walked(served, built, condition).reflow
     assert broken == {}, "\n".join(f"{p}: {f}" for p, fs in broken.items() for f in fs)
 
 
-@pytest.mark.parametrize("condition", ["1280 px", "320 px"])
+@pytest.mark.parametrize("condition", FOCUSING)
 def test_focus_shows_on_every_control(served, built, condition):
     """WCAG 2.4.7: every link, button, slider and scroll box the keyboard reaches shows a ring
     (an outline or a shadow) when it has the focus."""
-    reached = []
-
-    def unfocused(page) -> list[str]:
-        page.keyboard.press("Tab")  # the keyboard is in use: focus is drawn for it
-        focused, missing = page.evaluate(UNFOCUSED)
-        reached.append(focused)
-        return missing
-
-    missing = on_every_page(served, built, condition, unfocused)
-    assert sum(reached) > 200, f"only {sum(reached)} controls focused on {len(served)} pages"
+    walk = walked(served, built, condition)
+    assert walk.focused > 200, f"only {walk.focused} controls focused on {len(served)} pages"
+    missing = walk.unfocused
     assert missing == {}, "\n".join(f"{p}: {m}" for p, ms in missing.items() for m in ms)
 
 
