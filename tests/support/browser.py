@@ -34,7 +34,7 @@ from playwright.sync_api import (
 
 from kvlesson.authoring import command
 from support.paths import ROOT
-from support.patience import HANG, HANG_MS, scaled
+from support.patience import HANG, HANG_MS, browser_step_ms, scaled
 
 ARTIFACTS = ROOT / "artifacts"
 CHROMIUM = Path("/usr/bin/chromium")
@@ -231,6 +231,26 @@ def require_chromium() -> None:
         )
 
 
+def patient(browser: Browser) -> None:
+    """Every context and page `browser` makes waits support.patience's browser step (stretched
+    by the load when it is made) for each click, load or wait that names no time of its own."""
+    new_context, new_page = browser.new_context, browser.new_page
+
+    def context_with_patience(*args, **kwargs):
+        context = new_context(*args, **kwargs)
+        context.set_default_timeout(browser_step_ms())
+        context.set_default_navigation_timeout(browser_step_ms())
+        return context
+
+    def page_with_patience(*args, **kwargs):
+        page = new_page(*args, **kwargs)
+        page.set_default_timeout(browser_step_ms())
+        page.set_default_navigation_timeout(browser_step_ms())
+        return page
+
+    browser.new_context, browser.new_page = context_with_patience, page_with_patience
+
+
 @contextmanager
 def chromium() -> Iterator[Browser]:
     """Headless Chromium driven by Playwright; closed at the end, also after a failure."""
@@ -238,8 +258,9 @@ def chromium() -> Iterator[Browser]:
     playwright = sync_playwright().start()
     try:
         browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS, timeout=HANG_MS
         )
+        patient(browser)
         try:
             yield browser
         finally:

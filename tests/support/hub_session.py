@@ -31,6 +31,8 @@ from pathlib import Path
 
 import websocket  # websocket-client, a dependency of jupyter_server
 
+from support.patience import HANG
+
 PREFIX = Path("/opt/kvlesson-hub")  # hub/setup.sh and hub/jupyterhub_config.py
 STATE = Path("/srv/jupyterhub")  # the hub's own files (hub/jupyterhub_config.py)
 INSTRUCTORS = "kvlesson-instructors"  # the groups of hub/jupyterhub_config.py
@@ -260,7 +262,7 @@ def answer_at(url: str, token: str = "") -> tuple[int, str, bytes]:
     headers = {"Authorization": f"token {token}"} if token else {}
     try:
         with opener(_NoRedirect()).open(
-            urllib.request.Request(url, headers=headers), timeout=60
+            urllib.request.Request(url, headers=headers), timeout=HANG
         ) as answer:
             return answer.status, "", answer.read()
     except urllib.error.HTTPError as error:
@@ -363,13 +365,13 @@ class User:
         then get a token of this account's own; the hub checks the password with PAM."""
         jar = urllib.request.HTTPCookieProcessor()
         browser = opener(jar, _NoRedirect())
-        form = browser.open(f"{self.hub.url}/hub/login", timeout=30).read().decode()
+        form = browser.open(f"{self.hub.url}/hub/login", timeout=HANG).read().decode()
         xsrf = re.search(r'name="_xsrf" value="([^"]+)"', form).group(1)
         fields = {"username": self.name, "password": self.password, "_xsrf": xsrf}
         try:
             browser.open(
                 f"{self.hub.url}/hub/login?next=",
-                timeout=30,
+                timeout=HANG,
                 data=urllib.parse.urlencode(fields).encode(),
             )
         except urllib.error.HTTPError as error:  # the redirect after a good login
@@ -413,7 +415,7 @@ class User:
             (origin or self.hub.url) + path, data=data, method=method, headers=headers
         )
         try:
-            with opener().open(request, timeout=120) as answer:
+            with opener().open(request, timeout=HANG) as answer:
                 content = answer.read()
                 if raw:
                     return answer.status, answer.headers, content
@@ -457,7 +459,7 @@ class User:
             header=[f"Authorization: token {self.token}"],
             host=host,
             origin=self.origin,
-            timeout=300,
+            timeout=HANG,
             sslopt={"context": trusted(), "server_hostname": host},
         )
         try:

@@ -20,6 +20,11 @@ import os
 
 HANG = float(os.environ.get("KVLESSON_TEST_PATIENCE", 30 * 60))
 HANG_MS = int(HANG * 1000)
+# One step in a browser (a page to load, a button to appear, a click) on a free machine, far
+# past what any takes here; Playwright's own default (30 s, for every step) was a wall-clock
+# limit. Stretched by the load (browser_step_ms), and bounded, so that a page that never
+# shows what a test waits for fails in minutes, not in HANG.
+BROWSER_STEP = 120
 
 
 def load_factor() -> float:
@@ -31,3 +36,8 @@ def load_factor() -> float:
 def scaled(seconds: float) -> int:
     """`seconds` of a free machine, stretched by the load: a whole number of seconds."""
     return math.ceil(seconds * load_factor())
+
+
+def browser_step_ms() -> int:
+    """How long a browser step may take now, in ms (Playwright's unit)."""
+    return min(scaled(BROWSER_STEP), math.ceil(HANG)) * 1000

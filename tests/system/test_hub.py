@@ -69,7 +69,7 @@ from support.hub_session import (
     run,
 )
 from support.paths import ROOT
-from support.patience import HANG, HANG_MS
+from support.patience import HANG, HANG_MS, browser_step_ms
 
 ARTIFACTS = ROOT / "artifacts"
 COURSE_ID = "kvlesson"  # hub/nbgrader_config.py
@@ -87,7 +87,6 @@ NAMES = {
 VENV_BIN = Path("/opt/kvlesson-hub/venv/bin")  # hub/setup.sh's environment
 hub_ports = hub_module("ports")  # who holds a port (hub/ports.py, as the hub reads it)
 MARK = ".kvlesson-hub-test"  # left in what the test makes, so a killed run's leftovers are known
-BROWSER_WAIT = 60_000  # ms for a page of JupyterLab, a hang guard only
 
 
 def why_not() -> str | None:
@@ -253,7 +252,7 @@ def lab_page(browser, user: User):
         else context_of(browser)
     )
     page = context.new_page()
-    page.set_default_timeout(BROWSER_WAIT)
+    page.set_default_timeout(browser_step_ms())
     page.goto(f"{user.hub.url}/hub/login")
     page.fill("#username_input", user.name)
     page.fill("#password_input", user.password)
@@ -576,7 +575,6 @@ def test_a_term_as_the_guide_tells_it(term, browser):
     panel.wait_for_function(
         "typeof formgrader !== 'undefined' && formgrader.grades.loaded "
         "&& formgrader.comments.loaded",
-        timeout=30_000,
     )
     panel.fill(f"input.score#{WRITTEN}", f"{worth[WRITTEN]:g}")
     panel.press(f"input.score#{WRITTEN}", "Tab")
@@ -753,7 +751,7 @@ def what_the_page_did(page, url: str, victim: User, marker: Path, mode: str) -> 
             "document.getElementById('out').textContent.includes('control-popup')"
         )
         page.click("#show")
-    page.wait_for_function("document.title === 'done'", timeout=60_000)
+    page.wait_for_function("document.title === 'done'")
     return json.loads(page.locator("#out").inner_text())
 
 
@@ -951,7 +949,7 @@ def test_cookies_a_students_page_sets_for_the_hubs_name_lock_nobody_out_or_in(te
     for origin in (term.hub.url, bob.origin):
         request = urllib.request.Request(f"{origin}/hub/login", headers={"Cookie": bomb})
         try:
-            status = opener().open(request, timeout=60).status
+            status = opener().open(request, timeout=HANG).status
         except urllib.error.HTTPError as error:
             status = error.code
         assert status in (200, 302), (origin, status)  # never 431

@@ -23,6 +23,7 @@ from kvlesson.grading.course import seal
 from kvlesson.grading.exchange.download import Named, _newest
 from kvlesson.grading.exchange.unpack import MAX_FILE_BYTES, safe_parts
 from support.paths import ROOT
+from support.patience import HANG
 
 GUIDE = (ROOT / "docs" / "instructors.md").read_text()
 PATTERN = re.search(r"--FileNameCollectorPlugin\.named_regexp='([^']+)'", GUIDE)[1]
@@ -86,7 +87,7 @@ def test_one_students_odd_files_cost_that_student_only(downloaded, tmp_path):
         env={"HOME": str(tmp_path), "PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin"},
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG,
     )
     log = done.stdout + done.stderr
     assert done.returncode == 0, log  # never "Duplicate submission file" for the class
