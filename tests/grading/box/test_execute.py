@@ -77,29 +77,7 @@ def test_a_forbidden_call_reported_late_is_flagged_on_the_cell_that_ran_it(tmp_p
 
 
 def test_a_forbidden_call_after_a_lost_kernel_is_flagged_on_the_cell_that_ran_it(tmp_path):
-    course, work = tmp_path / "course", tmp_path / "work"
-    course.mkdir()
-    work.mkdir()
-    ledger = {
-        "forbidden": ["memory_parts"],
-        "course": [cell_source_hash(SET_UP)],
-        "tests": [],
-        "preload": [],
-    }
     cells = [SET_UP, "a = 1", "b = 2", STUCK_CELL, FORBIDDEN_CELL]
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
-    nb.metadata["kernelspec"] = {
-        "name": "python3",
-        "display_name": "Python 3",
-        "language": "python",
-    }
-    config = Config()
-    config.CourseDirectory.root = str(course)
-    execute = BoxedExecute(
-        config=config, timeout=scaled(3), interrupt_on_timeout=True, allow_errors=True
-    )
-    execute.ledger = ledger
-    nb, _ = execute.preprocess(nb, {"metadata": {"path": str(work)}})
-    _, flags = read_flags(nb)
+    flags = boxed_run(tmp_path, cells, timeout=scaled(3), interrupt_on_timeout=True)
     assert [(f.kind, f.index) for f in flags if f.kind == STUCK] == [(STUCK, 3)], flags
     assert [(f.kind, f.index) for f in flags if f.kind == FORBIDDEN] == [(FORBIDDEN, 4)], flags
