@@ -50,32 +50,36 @@ settings.register_profile(
 settings.load_profile(PROFILE)
 
 # Test files of half a minute or more, slowest first, so that neither worker is left alone
-# with a long one at the end (each file's time in a quiet full run: README, "Speed").
-# Files not named follow in their usual order.
+# with a long one at the end (each file's time in a quiet full run: README, "Speed"). The two
+# files that make what others read for the run (support.shared: the website, test_site.py;
+# the graded course, test_class_report.py) come early among them.
 SLOWEST_FIRST = [
-    "test_cheats.py",
-    "test_cheats_round4.py",
     "test_hub.py",
-    "test_course_for.py",
-    "test_nbgrader_flow.py",
-    "test_grade_parallel.py",
-    "test_class_report.py",
-    "test_binder.py",
+    "test_cheats.py",
     "test_site.py",
+    "test_class_report.py",
+    "test_grade_parallel.py",
     "test_browser.py",
+    "test_cheats_round4.py",
+    "test_nbgrader_flow.py",
+    "test_course_for.py",
+    "test_first_exercise.py",
+    "test_binder.py",
+    "test_selfchecks.py",
     "test_notebooks.py",
-    "test_ta_grading.py",
     "test_journey.py",
     "test_capstone.py",
-    "test_selfchecks.py",
 ]
-# Files that read what an earlier file made for the run (support.shared): last, so that the
-# other worker has made it long before, and no worker waits on another's lock.
-READ_LAST = [
+# Files that read what those two made: right after the slow files, so that the makers have
+# long finished (a reader that comes first makes it itself, under the same lock), and before
+# the thousands of short tests, which even out the two workers' ends.
+READ_AFTER_THE_SLOW = [
     "test_site_access.py",
     "test_site_explorers.py",
     "test_grade_every_assignment.py",
 ]
+# Files not named follow in their usual order.
+RANK = {name: place for place, name in enumerate(SLOWEST_FIRST + READ_AFTER_THE_SLOW)}
 
 
 def is_system(path: Path) -> bool:
@@ -88,9 +92,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.system)
         if not any(item.get_closest_marker(tier) for tier in SLOW_TIERS):
             item.add_marker(pytest.mark.quick)
-    rank = {name: place for place, name in enumerate(SLOWEST_FIRST)}
-    rank |= {name: len(SLOWEST_FIRST) + 1 + place for place, name in enumerate(READ_LAST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(SLOWEST_FIRST)))
+    items.sort(key=lambda item: RANK.get(item.path.name, len(RANK)))
 
 
 @contextmanager
