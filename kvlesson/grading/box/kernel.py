@@ -23,7 +23,7 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.kernelspec import KernelSpec
 from jupyter_client.manager import AsyncKernelManager
 from jupyter_client.provisioning import LocalProvisioner
-from traitlets import DottedObjectName
+from traitlets import DottedObjectName, Type
 
 from kvlesson.grading.box.launch import KILL_WAIT, ForkedKernel, Zygote
 
@@ -101,6 +101,10 @@ class BoxedKernelClient(AsyncKernelClient):
                 raise RuntimeError("Kernel died before replying to kernel_info")
         raise RuntimeError(f"Kernel didn't respond in {timeout} seconds")
 
+    # What nbclient calls: AsyncKernelClient binds the name to jupyter_client's own method
+    # when its class is made, so a subclass's _async_wait_for_ready alone is never called.
+    wait_for_ready = _async_wait_for_ready
+
     async def _next(self, channel, asked: str, kind: str) -> dict | None:
         """The message of `kind` answering `asked` on `channel` (for a status, the idle
         one), or None after ASK_AGAIN seconds; what comes before it is dropped."""
@@ -121,6 +125,9 @@ class BoxedKernelManager(AsyncKernelManager):
     """The notebook's own kernelspec, interrupted by message, forked by a zygote."""
 
     client_class = DottedObjectName("kvlesson.grading.box.kernel.BoxedKernelClient")
+    # What km.client() makes: AsyncKernelManager's own default for it is jupyter_client's
+    # client class, whatever client_class says.
+    client_factory = Type(BoxedKernelClient, klass=AsyncKernelClient)
 
     @property
     def kernel_spec(self) -> KernelSpec | None:
