@@ -234,21 +234,19 @@ def require_chromium() -> None:
 def patient(browser: Browser) -> None:
     """Every context and page `browser` makes waits support.patience's browser step (stretched
     by the load when it is made) for each click, load or wait that names no time of its own."""
-    new_context, new_page = browser.new_context, browser.new_page
 
-    def context_with_patience(*args, **kwargs):
-        context = new_context(*args, **kwargs)
-        context.set_default_timeout(browser_step_ms())
-        context.set_default_navigation_timeout(browser_step_ms())
-        return context
+    def with_patience(make):
+        def made(*args, **kwargs):
+            context_or_page = make(*args, **kwargs)
+            context_or_page.set_default_timeout(browser_step_ms())
+            context_or_page.set_default_navigation_timeout(browser_step_ms())
+            return context_or_page
 
-    def page_with_patience(*args, **kwargs):
-        page = new_page(*args, **kwargs)
-        page.set_default_timeout(browser_step_ms())
-        page.set_default_navigation_timeout(browser_step_ms())
-        return page
+        return made
 
-    browser.new_context, browser.new_page = context_with_patience, page_with_patience
+    # A page's own context (browser.new_page) is made inside Playwright: both are wrapped.
+    browser.new_context = with_patience(browser.new_context)
+    browser.new_page = with_patience(browser.new_page)
 
 
 @contextmanager

@@ -69,7 +69,7 @@ from support.hub_session import (
     run,
 )
 from support.paths import ROOT
-from support.patience import HANG, HANG_MS, browser_step_ms
+from support.patience import HANG, HANG_MS
 
 ARTIFACTS = ROOT / "artifacts"
 COURSE_ID = "kvlesson"  # hub/nbgrader_config.py
@@ -251,8 +251,7 @@ def lab_page(browser, user: User):
         if hasattr(browser, "new_page") and not hasattr(browser, "new_context")
         else context_of(browser)
     )
-    page = context.new_page()
-    page.set_default_timeout(browser_step_ms())
+    page = context.new_page()  # waits a browser step (support.browser.patient)
     page.goto(f"{user.hub.url}/hub/login")
     page.fill("#username_input", user.name)
     page.fill("#password_input", user.password)
