@@ -12,7 +12,10 @@ Each figure grades a fresh copy of the course with the one command (`kvlesson gr
   functions its exercises forbid) and a class that answers nothing (no second run), at
   --jobs 1: per submission, (the class's CPU - the fixed cost) / the class's size;
 * a mixed class (a quarter right, a quarter part, a quarter nothing, a quarter with one
-  wrong answer) at --jobs 1 and at --jobs 2: the wall-time ratio.
+  wrong answer) at --jobs 1 and at --jobs 2: the wall-time ratio, the same between the
+  first result and the last (the workers started, the report not begun), and the
+  machine's own ceiling for it (two CPU-bound processes side by side against one after
+  the other).
 
 CPU is user + system time of every process the command started, the killed kernels and
 their boxes included. As root it is read from a cpuacct cgroup the command runs in (Linux
@@ -85,12 +88,18 @@ def make_class(base: Path, kinds: list[str]) -> Path:
 
 @dataclass(frozen=True)
 class Run:
-    """One grading run: wall seconds, CPU seconds of everything it started, and the load
-    average (1 minute) when it began."""
+    """One grading run: wall seconds, CPU seconds of everything it started, the load
+    average (1 minute) when it began, and when (seconds from its start) each result came."""
 
     wall: float
     cpu: float
     load: float
+    came: tuple[float, ...] = ()
+
+    def steady(self) -> float:
+        """Seconds a submission between the first result and the last: the pace once the
+        workers and their zygotes have started, before the summary and the report."""
+        return (self.came[-1] - self.came[0]) / (len(self.came) - 1)
 
 
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")  # cgroup v1's CPU accounting, where there is one
@@ -141,19 +150,27 @@ def reap_orphans() -> None:
 def grade(root: Path, jobs: int, meter: Meter) -> Run:
     """`kvlesson grade` of the class in `root`, `jobs` at a time."""
     load, cpu, start = os.getloadavg()[0], meter.seconds(), time.perf_counter()
-    done = subprocess.run(
+    command = subprocess.Popen(
         [sys.executable, "-m", "kvlesson", "grade", ASSIGNMENT, "--course", str(root)]
         + ["--jobs", str(jobs)],
         cwd=root.parent,  # never the repository: `-m kvlesson` imports the installed one
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         preexec_fn=meter.join,
     )
+    came, said = [], []
+    for text in command.stderr:  # "graded STUDENT, ASSIGNMENT (k/n)" as each result comes
+        if text.startswith("graded "):
+            came.append(time.perf_counter() - start)
+        said.append(text)
+    out = command.stdout.read()
+    command.wait()
     wall = time.perf_counter() - start
     reap_orphans()
-    if done.returncode != 0:
-        sys.exit(f"grading failed ({done.returncode}):\n{done.stdout}\n{done.stderr[-3000:]}")
-    return Run(wall, meter.seconds() - cpu, load)
+    if command.returncode != 0:
+        sys.exit(f"grading failed ({command.returncode}):\n{out}\n{''.join(said)[-3000:]}")
+    return Run(wall, meter.seconds() - cpu, load, tuple(came))
 
 
 def graded(
@@ -179,8 +196,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--class", dest="size", type=int, default=8, help="students a class")
     args = parser.parse_args()
-    if args.size < 1:
-        parser.error("--class must be 1 or more")
+    if args.size < 2:
+        parser.error("--class must be 2 or more (the pace between the first result and the last)")
     meter = Meter()
     try:
         measure(args.size, meter)
@@ -202,6 +219,37 @@ def measure(n: int, meter: Meter) -> None:
     for jobs, run in runs.items():
         print(line(f"{n} mixed submissions, --jobs {jobs}", run, n))
     print(f"--jobs 2 is {runs[1].wall / runs[2].wall:.2f} times as fast as --jobs 1 (wall)")
+    print(
+        f"  between the first result and the last: {runs[1].steady():.2f} s a submission at "
+        f"--jobs 1, {runs[2].steady():.2f} s at --jobs 2, "
+        f"{runs[1].steady() / runs[2].steady():.2f} times as fast"
+    )
+    print(
+        f"  the machine's own ceiling: two CPU-bound Python processes side by side do "
+        f"{ceiling():.2f} times the work of one in the same time"
+    )
+
+
+BURN = "s = 0\nfor i in range(25_000_000): s += i * i"  # about 1.5 s of a core
+
+
+def ceiling(tries: int = 3) -> float:
+    """How much faster two CPU-bound processes go side by side than one after the other
+    (2.0 on two idle cores of their own; less where the cores share a physical one, or
+    the host's other guests take their turn): what --jobs 2 can reach at best. The best
+    of `tries` of each, taken in turn (a virtual machine's core is not always as fast)."""
+    burn = [sys.executable, "-c", BURN]
+    alone, pair = [], []
+    for _ in range(tries):
+        start = time.perf_counter()
+        subprocess.run(burn, check=True)
+        alone.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        both = [subprocess.Popen(burn) for _ in range(2)]
+        for process in both:
+            process.wait()
+        pair.append(time.perf_counter() - start)
+    return 2 * min(alone) / min(pair)
 
 
 if __name__ == "__main__":

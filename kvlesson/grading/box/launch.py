@@ -149,11 +149,16 @@ class Zygote:
                 os.close(fd)
             raise ZygoteError(f"a kernel could not start in the box: {answer.get('failed')}")
 
-    def close(self) -> None:
-        """End the zygote: its socket closed, it ends once its kernels are gone (killed
-        after CLOSE_WAIT seconds), and its cgroup removed."""
+    def tell(self) -> None:
+        """Tell the zygote to end (its socket closed): it ends once its kernels are gone."""
         if self.socket is not None:
             self.socket.close()
+            self.socket = None
+
+    def close(self) -> None:
+        """End the zygote: told to, it ends once its kernels are gone (killed after
+        CLOSE_WAIT seconds), and its cgroup removed."""
+        self.tell()
         if self.process is not None:
             try:
                 self.process.wait(timeout=CLOSE_WAIT)
@@ -196,6 +201,10 @@ class Zygotes:
         return self.zygotes[full]
 
     def close(self) -> None:
+        """End every zygote: all told at once (their sockets closed), so that they end side
+        by side, then each waited for."""
+        for zygote in self.zygotes.values():
+            zygote.tell()
         for zygote in self.zygotes.values():
             zygote.close()
         self.zygotes.clear()

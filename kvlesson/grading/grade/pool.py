@@ -7,8 +7,8 @@ soon as it is free, and yields each result as it comes. A job that runs past `se
 worker and its box, and comes back as a failure; a new worker takes its place. A worker
 that dies (killed from outside) has its job given again to a new one, once. nbgrader's
 SQLite gradebook is never written here: the caller, one process, writes each result.
-When the jobs are done each worker is told so (its input closed) and ends its zygotes and
-itself; one that does not within END_WAIT seconds is killed.
+When the jobs are done every worker is told so at once (its input closed) and ends its
+zygotes and itself; one that has not within END_WAIT seconds is killed.
 """
 
 from __future__ import annotations
@@ -75,13 +75,19 @@ class Worker:
         self.process.wait()
         self.log.close()
 
-    def end(self) -> None:
-        """Tell the worker the jobs are done (it ends its zygotes, then itself), and stop it
-        if it has not ended after END_WAIT seconds."""
+    def told(self) -> None:
+        """Tell the worker the jobs are done: it ends its zygotes, then itself."""
         try:
             self.process.stdin.close()
-            self.process.wait(timeout=END_WAIT)
-        except (OSError, subprocess.TimeoutExpired):
+        except OSError:
+            pass
+
+    def end(self, by: float) -> None:
+        """Wait for the worker told the jobs are done to end, until the time `by`
+        (time.monotonic()); then stop it, whatever is left of it."""
+        try:
+            self.process.wait(timeout=max(0.0, by - time.monotonic()))
+        except subprocess.TimeoutExpired:
             pass
         self.stop()
 
@@ -108,12 +114,17 @@ class Workers:
         return self
 
     def __exit__(self, kind, *exc) -> None:
-        """The workers ended once their jobs are done; stopped at once on an error."""
-        for worker in self.workers:
-            if kind is None:
-                worker.end()
-            else:
+        """The workers ended once their jobs are done (all told at once, so that they end
+        side by side); stopped at once on an error."""
+        if kind is not None:
+            for worker in self.workers:
                 worker.stop()
+            return
+        for worker in self.workers:
+            worker.told()
+        by = time.monotonic() + END_WAIT
+        for worker in self.workers:
+            worker.end(by)
 
     def _new(self) -> Worker:
         self.started += 1

@@ -36,6 +36,7 @@ is cleaned again as it is rendered, and the course's figures (PNG images in the 
 from __future__ import annotations
 
 import copy
+import functools
 import html
 import re
 
@@ -152,8 +153,10 @@ def inert_math(text: str) -> str:
     return MATHJAX_ACTIVE.sub(r"\1", text)
 
 
+@functools.lru_cache(maxsize=1024)
 def clean_html(html: str) -> str:
-    """HTML with only inert tags and attributes left (see the module's list)."""
+    """HTML with only inert tags and attributes left (see the module's list). Remembered:
+    a class's notebooks hold the same instructor's text and mostly the same outputs."""
     return inert_math(CLEANER.clean(html))
 
 
@@ -209,7 +212,16 @@ def as_one_block(html: str) -> str:
 def clean_markdown(source: str, attachments: object = None) -> str:
     """A Markdown cell's source, rendered with its attachments, cleaned and stored as one
     block of HTML."""
+    if not attachments:
+        return _clean_text(source)
     return as_one_block(clean_html(render_markdown(source, attachments)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _clean_text(source: str) -> str:
+    """`clean_markdown` of a cell with no attachments, remembered (the same instructor's
+    cells in every notebook of a class)."""
+    return as_one_block(clean_html(render_markdown(source)))
 
 
 def clean_output(output: nbformat.NotebookNode) -> None:

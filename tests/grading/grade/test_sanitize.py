@@ -134,3 +134,16 @@ def test_a_comment_with_a_students_text_renders_as_that_text():
     html = markdown2html_mistune(markdown_text(text))
     assert not live(html) and "<a" not in html and "<img" not in html, html
     assert "[x](javascript:alert(1))" in html
+
+
+def test_the_same_markdown_with_and_without_an_attachment_renders_each_its_own_way():
+    """The cleaning remembers Markdown it has cleaned (a class's notebooks repeat the
+    instructor's cells): a cell whose image is an attachment is never served what the same
+    text without it gave."""
+    source = "![the floor plan](attachment:plan.png)"
+    bare = nbformat.v4.new_markdown_cell(source)
+    held = nbformat.v4.new_markdown_cell(source, attachments={"plan.png": {"image/png": PNG}})
+    first = sanitized(nbformat.v4.new_notebook(cells=[bare])).cells[0].source
+    second = sanitized(nbformat.v4.new_notebook(cells=[held])).cells[0].source
+    assert PNG not in first
+    assert f"data:image/png;base64,{PNG}" in second
