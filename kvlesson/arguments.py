@@ -18,6 +18,8 @@ def whole(name: str, value: object, low: int, high: int | None = None) -> int:
     Floats that are whole (90.0) are accepted: a slider or a YAML file may hand
     them over. Booleans, strings, NaN and 90.5 are refused.
     """
+    if type(value) is int and value >= low and (high is None or value <= high):
+        return value  # the common case, without the checks below (a search calls this often)
     allowed = f"{low}..{high}" if high is not None else f"{low} or more"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(
@@ -37,6 +39,8 @@ def whole(name: str, value: object, low: int, high: int | None = None) -> int:
 
 def positive(name: str, value: object, *, zero_ok: bool = False) -> float:
     """`value` as a float, if it is a finite number above zero (or zero, if `zero_ok`)."""
+    if type(value) in (int, float) and (0 < value < math.inf or (zero_ok and value == 0)):
+        return float(value)  # the common case, without the checks below
     bound = ">= 0" if zero_ok else "> 0"
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a number {bound}, not {type(value).__name__} {value!r}")

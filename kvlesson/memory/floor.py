@@ -90,24 +90,30 @@ def memory_parts(
     reserve = positive("reserve_bytes", reserve_bytes, zero_ok=True)
     block_bytes = BLOCK_TOKENS * model.cache_bytes_per_token(tp)
     weights = -(-model.weights_bytes // tp)  # each GPU's part, rounded up to a whole byte
-    # Exact arithmetic, so a pool that is a whole number of blocks is never
-    # rounded down one block by a float.
-    allowed = Fraction(share * gpu.memory_bytes, 100)
+    allowed, pool, blocks, unused = _split(share, gpu.memory_bytes, weights, reserve, block_bytes)
+    return MemoryParts(
+        share, gpu, model, allowed, weights, reserve, pool, blocks, block_bytes, unused, tp
+    )
+
+
+def _split(
+    share: int, card: int, weights: int, reserve: float, block_bytes: int
+) -> tuple[float, float, int, float]:
+    """(allowed, pool, blocks, unused) of a `card` of that many bytes at `share` percent:
+    exact arithmetic, so a pool that is a whole number of blocks is never rounded down one
+    block by a float. In hundredths of a byte, whole numbers, where every size is a whole
+    number of bytes (every card and model of the course); else fractions (a float's exact
+    value). The same floats either way: each the nearest to the exact value (int / int is
+    correctly rounded in Python, as a Fraction's float is)."""
+    if type(card) is int and type(weights) is int and type(block_bytes) is int:
+        if reserve.is_integer():
+            allowed, pool = share * card, share * card - 100 * (weights + int(reserve))
+            blocks = max(0, pool // (100 * block_bytes))
+            return allowed / 100, pool / 100, blocks, (100 - share) * card / 100
+    allowed = Fraction(share * card, 100)
     pool = allowed - weights - Fraction(reserve)
     blocks = max(0, int(pool // block_bytes))
-    return MemoryParts(
-        share,
-        gpu,
-        model,
-        float(allowed),
-        weights,
-        reserve,
-        float(pool),
-        blocks,
-        block_bytes,
-        float(gpu.memory_bytes - allowed),
-        tp,
-    )
+    return float(allowed), float(pool), blocks, float(card - allowed)
 
 
 def pool_tokens(
