@@ -241,8 +241,10 @@ def main() -> None:
             answers.flush()
     finally:
         zygotes.close()
-        answers.flush()
-        sys.stderr.flush()
+    answers.flush()
+    logging.shutdown()  # whatever nbgrader's steps logged, written out
+    sys.stdout.flush()
+    sys.stderr.flush()
     os._exit(0)  # every answer given: the interpreter's teardown would cost ~0.4 s of a core
 
 
