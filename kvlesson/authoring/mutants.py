@@ -60,7 +60,30 @@ def _is_two_to_30(node: ast.AST) -> bool:
     )
 
 
-def _binop_swaps(node: ast.BinOp) -> Iterator[Swap]:
+def _left_out(kind: str, what: ast.AST, private: frozenset[str]) -> str:
+    """The hint for `what` left out of a sum or a product: naming it, unless it reads a name
+    the solution made for itself (a local variable: a student's answer may have none)."""
+    if any(isinstance(n, ast.Name) and n.id in private for n in ast.walk(what)):
+        return MISTAKES[kind]
+    missing = "a term of the sum" if kind == "term" else "a factor"
+    return f"{missing} is missing: `{ast.unparse(what)}`."
+
+
+def _private(tree: ast.AST) -> frozenset[str]:
+    """The names the solution's functions bind for themselves, their parameters aside."""
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Lambda))]
+    bound = {
+        n.id
+        for f in functions
+        for n in ast.walk(f)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    return frozenset(
+        bound - {a.arg for f in functions for a in ast.walk(f.args) if isinstance(a, ast.arg)}
+    )
+
+
+def _binop_swaps(node: ast.BinOp, private: frozenset[str]) -> Iterator[Swap]:
     if isinstance(node.op, ast.FloorDiv):
         yield "true_div", MISTAKES["true_div"], ast.BinOp(node.left, ast.Div(), node.right)
     if isinstance(node.op, ast.Mult):
@@ -68,11 +91,11 @@ def _binop_swaps(node: ast.BinOp) -> Iterator[Swap]:
             if _const(drop, 2):
                 yield "factor2", MISTAKES["factor2"], keep
     if isinstance(node.op, (ast.Sub, ast.Add)):
-        yield "term", f"a term of the sum is missing: `{ast.unparse(node.right)}`.", node.left
+        yield "term", _left_out("term", node.right, private), node.left
     if isinstance(node.op, (ast.Mult, ast.Div, ast.FloorDiv)):  # an input left out of a product
         for keep, drop in ((node.left, node.right), (node.right, node.left)):
             if _named(drop) and (drop is node.right or isinstance(node.op, ast.Mult)):
-                yield "factor", f"a factor is missing: `{ast.unparse(drop)}`.", keep
+                yield "factor", _left_out("factor", drop, private), keep
     if isinstance(node.op, ast.Div) and _const(node.right, 100):
         yield "percent", MISTAKES["percent"], node.left
     if _is_two_to_30(node):
@@ -127,8 +150,8 @@ def _rounding_swaps(node: ast.AST) -> Iterator[Swap]:
 KILO = {1024: 1000, 1000: 1024, 2**20: 10**6, 10**6: 2**20}  # binary and decimal prefixes
 
 
-def _swaps(node: ast.AST) -> Iterator[Swap]:
-    """The one-spot mistakes at `node`."""
+def _swaps(node: ast.AST, private: frozenset[str] = frozenset()) -> Iterator[Swap]:
+    """The one-spot mistakes at `node` (`private`: the solution's own local names)."""
     yield from _rounding_swaps(node)
     if _const(node, *KILO) or (
         isinstance(node, ast.BinOp)
@@ -142,7 +165,7 @@ def _swaps(node: ast.AST) -> Iterator[Swap]:
         floor = ast.BinOp(node.operand.left.operand, ast.FloorDiv(), node.operand.right)
         yield "ceil", MISTAKES["ceil"], floor
     if isinstance(node, ast.BinOp):
-        yield from _binop_swaps(node)
+        yield from _binop_swaps(node, private)
     if _const(node, GB):
         yield "gib", MISTAKES["gib"], ast.BinOp(ast.Constant(2), ast.Pow(), ast.Constant(30))
     if isinstance(node, ast.Constant) and type(node.value) is int and not _is_two_to_30(node):
@@ -235,8 +258,9 @@ def mutants(
 
     for name, (wrong, hint) in (declared or {}).items():
         add(declared_code(name), hint, ast.parse(wrong))
+    private = _private(tree)
     for index, node in enumerate(_numbered(tree)):
-        for mistake, hint, new in _swaps(node):
+        for mistake, hint, new in _swaps(node, private):
             add(mistake, hint, _Replace(index, new).visit(copy.deepcopy(tree)))
     for index, (mistake, hint, statement) in _answer_swaps(tree):
         mutated = copy.deepcopy(tree)

@@ -316,3 +316,20 @@ def test_a_declared_mistake_comes_first_with_its_own_words():
         f'declare(mistakes={declared!r})\nselfcheck.record("x", [])'
     )
     assert probe_search.declared_mistakes(source) == declared
+
+
+def test_a_hint_names_no_variable_the_solution_made_for_itself():
+    """A student's answer need not have the instructor's local variables: "a factor is
+    missing: `per_chat`" would name something they never wrote. Their parameters and the
+    notebook's names (`tp`, `kv.BLOCK_TOKENS`) are theirs too, and stay named."""
+    answer = (
+        "def slices(longest, tp):\n"
+        "    per_chat = -(-longest // kv.BLOCK_TOKENS)\n"
+        "    return kv.memory_parts(SHARE, gpu, model).blocks // per_chat // tp - spare\n"
+    )
+    hints = {m.hint for m in mutants.mutants(answer) if m.mistake in ("factor", "term")}
+    assert not [hint for hint in hints if "per_chat" in hint]
+    assert "a factor is missing: an input of the product is left out." in hints
+    assert "a factor is missing: `tp`." in hints
+    assert "a factor is missing: `kv.BLOCK_TOKENS`." in hints
+    assert "a term of the sum is missing: `spare`." in hints
