@@ -133,17 +133,43 @@ class Outcome:
     said: str
 
 
-def built_afresh(root: Path, assignment: str) -> bool:
-    """Build `assignment` when its instructor notebook changed since its key was written;
-    whether it did."""
+BUILD_LOG = Path(".kvlesson") / "build.log"  # in the course root: the last check's build, whole
+
+
+def built_afresh(root: Path, assignment: str, grade_id: str = "") -> bool:
+    """Build `assignment` if its instructor notebook changed since its key was written
+    (whether it did), showing what the build says of `grade_id` (the whole log: BUILD_LOG;
+    its end, if the build stops)."""
     key = key_path(root, assignment)
     built = json.loads(key.read_text()).get("built_from") if key.is_file() else None
     nb = nbformat.read(notebook_of(root, assignment), as_version=4)
     if built == source_digest(nb):
         return False
-    print(f"solutions/{assignment} changed since it was built: kvlesson build {assignment}")
-    build(root, [assignment])
+    said = f"changed since it was built: kvlesson build {assignment} (log: {BUILD_LOG})"
+    print(f"solutions/{assignment} {said}")
+    log = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(log):
+            build(root, [assignment])
+    except Exception:
+        print("\n".join(log.getvalue().splitlines()[-20:]))
+        raise
+    finally:
+        (root / BUILD_LOG).parent.mkdir(exist_ok=True)
+        (root / BUILD_LOG).write_text(log.getvalue())
+    print("\n".join(said_about(log.getvalue(), f"{assignment}/{grade_id}")))
     return True
+
+
+def said_about(log: str, test: str) -> list[str]:
+    """A build's log's lines about the test cell `test` (ASSIGNMENT/GRADE_ID), indented too."""
+    lines, mine = [], False
+    for line in log.splitlines():
+        if not line.startswith(" "):
+            mine = line.startswith(f"{test}:")
+        if mine:
+            lines.append(line)
+    return lines
 
 
 def exercise_tests(root: Path, assignment: str, grade_id: str) -> list[Outcome]:
@@ -246,7 +272,7 @@ def exercise_in(root: Path, assignment: str, name: str) -> str:
 def check(root: Path, assignment: str, name: str) -> list[Outcome]:
     """Every check of one exercise: built first if its notebook changed."""
     grade_id = exercise_in(root, assignment, name)
-    built_afresh(root, assignment)
+    built_afresh(root, assignment, grade_id)
     print(f"checking {assignment}/{grade_id}", flush=True)
     return [*exercise_tests(root, assignment, grade_id), other_setting(root, assignment)]
 

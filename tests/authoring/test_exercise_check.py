@@ -140,6 +140,47 @@ def test_a_notebook_is_built_again_only_when_it_changed(course, monkeypatch):
     assert exercise_check.built_afresh(course, "02_ceiling") and built == [["02_ceiling"]]
 
 
+BUILD_SAYS = """executing solutions/02_ceiling/ceiling.ipynb
+02_ceiling/ex2_1_tests: added 0 self-check probe(s) and 0 hidden
+  hint: a part left over still counts as a whole one: round up, not down.
+02_ceiling/ex2_3_tests: added 1 self-check probe(s) and 1 hidden
+  self-check: slice_chats(1505)
+  hint: a factor is missing: an input of the product is left out.
+02_ceiling/ex2_30_tests: added 0 self-check probe(s) and 0 hidden
+  hint: not this one's
+releasing with nbgrader
+"""
+
+
+def test_the_check_shows_what_the_build_said_about_its_exercise_and_keeps_the_rest(
+    course, monkeypatch, capsys
+):
+    """An instructor reads the check's lines, not some 1,600 words of the build's log about
+    the notebook's other exercises (a walk of docs/first-exercise.md); the whole log is
+    kept, and shown in part when the build stops."""
+    monkeypatch.setattr(exercise_check, "build", lambda root, names: print(BUILD_SAYS, end=""))
+    [path] = (course / "solutions" / "02_ceiling").glob("*.ipynb")
+    add_exercise(course, "02_ceiling", next_free(nbformat.read(path, as_version=4), "02_ceiling"))
+    assert exercise_check.built_afresh(course, "02_ceiling", "ex2_3_tests")
+    shown = capsys.readouterr().out
+    assert "02_ceiling/ex2_3_tests: added 1 self-check probe(s) and 1 hidden" in shown
+    assert "  self-check: slice_chats(1505)" in shown
+    assert "ex2_1_tests" not in shown and "not this one's" not in shown
+    assert (course / exercise_check.BUILD_LOG).read_text() == BUILD_SAYS
+
+    def stops(root, names):
+        print("02_ceiling/ex2_3_tests: the answer cell raised NameError")
+        raise RuntimeError("the build stopped")
+
+    monkeypatch.setattr(exercise_check, "build", stops)
+    nb = nbformat.read(path, as_version=4)
+    nb.cells[-1].source += "\n# changed again"
+    nbformat.write(nb, path)
+    with pytest.raises(RuntimeError, match="the build stopped"):
+        exercise_check.built_afresh(course, "02_ceiling", "ex2_3_tests")
+    assert "the answer cell raised NameError" in capsys.readouterr().out
+
+
 def test_the_checks_without_pytest_say_how_to_install_it(course, monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "pytest", None)
     with pytest.raises(RuntimeError, match=r'pip install -e "\.\[author\]" -c constraints.txt'):
