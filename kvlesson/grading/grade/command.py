@@ -31,7 +31,7 @@ assignment named has nothing in submitted/ to grade.
 from __future__ import annotations
 
 import argparse
-import csv
+import contextlib
 import os
 import shutil
 import sys
@@ -43,60 +43,18 @@ from kvlesson.grading.course import folders
 from kvlesson.grading.course.folders import Course, how_to_hand_in, read_timestamp
 from kvlesson.grading.course.gradebook import record_assignments, snapshot
 from kvlesson.grading.course.key import key_path, read_key
-from kvlesson.grading.course.results import Graded, SubmissionResult
-from kvlesson.grading.course.text import counted, csv_cell, terminal_safe
+from kvlesson.grading.course.results import SubmissionResult
+from kvlesson.grading.course.text import counted, terminal_safe
 from kvlesson.grading.grade.pool import Job, Workers
-from kvlesson.grading.grade.store import (
-    pending,
-    store_files,
-    store_grades,
-    submitted_folders,
-)
+from kvlesson.grading.grade.store import pending, store_files, store_grades, submitted_folders
+from kvlesson.grading.grade.summary import FLAGS_FOLDER, summary, write_flags_file
 from kvlesson.grading.report.graded import check_known, graded_notebooks
 
-FLAGS_FOLDER = "flags"  # in the course root: one CSV of flags per assignment
 SUBMISSION_SECONDS = 600  # the most one submission may take, kernel restarts included
 
 
-def write_flags_file(root: Path, assignment: str, results: list[Graded]) -> Path:
-    """flags/ASSIGNMENT.csv in the course root: one line per flag of the class."""
-    path = root / FLAGS_FOLDER / f"{assignment}.csv"
-    path.parent.mkdir(exist_ok=True)
-    with path.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student", "notebook", "cell", "reason"])
-        for flag in dict.fromkeys(flag for graded in results for flag in graded.flags):
-            writer.writerow(
-                [csv_cell(text) for text in (flag.student, flag.notebook, flag.cell, flag.reason)]
-            )
-    return path
-
-
-def summary(assignment: str, results: list[Graded], flags_file: Path, now: int) -> str:
-    """What the instructor reads: each student's score, then every flag, and where
-    nbgrader's own log of the run is."""
-    lines = [
-        f"{assignment}: {counted(len(results), 'notebook')} with a mark "
-        f"({counted(now, 'submission')} graded in this run)"
-    ]
-    lines += [
-        f"  {g.student:<20} {g.notebook:<16} {g.score:g} / {g.max_score:g}"
-        + ("   NOT GRADED" if g.failure else "")
-        + ("   " + counted(len(g.flags), "flag") if g.flags else "")
-        for g in results
-    ]
-    flags = list(dict.fromkeys(flag for graded in results for flag in graded.flags))
-    lines.append(
-        f"{counted(len(flags), 'flag')} (also in {flags_file} and in the formgrader's comments):"
-    )
-    lines += [f"  {f.student} · {f.notebook} · {f.cell}: {f.reason}" for f in flags]
-    lines.append(f"nbgrader's log of each submission graded: {flags_file.with_suffix('.log')}")
-    return "\n".join(lines)
-
-
 def report_line(course: Course, assignment: str, names: bool) -> str:
-    """The class report of `assignment` written, and where (matplotlib loaded only now, to
-    draw it)."""
+    """The class report of `assignment` written, and where (matplotlib loaded only now)."""
     from kvlesson.grading.report import files
 
     return files.report_line(course, assignment, names)
@@ -119,40 +77,43 @@ def check_ready(course: Course, assignment: str, report=print) -> dict:
 
 
 def grade_pending(
-    course: Course, assignments: list[str], force: bool, jobs: int, seconds: float, report=print
+    course: Course,
+    assignments: list[str],
+    force: bool,
+    jobs: int,
+    workers: Workers,
+    report=print,
 ) -> list[SubmissionResult]:
-    """Grade every pending submission of the `assignments`, `jobs` at a time, writing each
-    result as it comes; the results of this run."""
-    run = Path(tempfile.mkdtemp(prefix="kvlesson-grade-"))
+    """Grade every pending submission of the `assignments` with `workers` (grown to `jobs`,
+    none more than the submissions), writing each result as it comes; the results of this
+    run."""
+    run = workers.run_folder
     results: list[SubmissionResult] = []
     (course.root / FLAGS_FOLDER).mkdir(exist_ok=True)
-    try:
-        template = run / "template.db"
-        snapshot(course.database(), template)
-        todo = [
-            Job(
-                str(course.root),
-                assignment,
-                student,
-                str(run / assignment / student),
-                str(template),
-                [str(run)],
-                str(run / "shared"),
-            )
-            for assignment in assignments
-            for student in pending(course, assignment, force)
-        ]
-        with Workers(min(jobs, len(todo)), run, seconds) as workers:  # none for nothing
-            for result in workers.run(todo):
-                result = store_guarded(course, result, report)
-                shutil.rmtree(run / result.assignment / result.student, ignore_errors=True)
-                results.append(result)
-                report(
-                    f"graded {result.student}, {result.assignment} ({len(results)}/"
-                    f"{len(todo)})" + ("" if result.graded else f": {result.failure}")
-                )
-    finally:
-        shutil.rmtree(run, ignore_errors=True)
+    workers.grow(min(jobs, sum(len(submitted_folders(course, a)[0]) for a in assignments)))
+    template = run / "template.db"
+    snapshot(course.database(), template)
+    todo = [
+        Job(
+            str(course.root),
+            assignment,
+            student,
+            str(run / assignment / student),
+            str(template),
+            [str(run)],
+            str(run / "shared"),
+        )
+        for assignment in assignments
+        for student in pending(course, assignment, force)
+    ]
+    for result in workers.run(todo):
+        result = store_guarded(course, result, report)
+        shutil.rmtree(run / result.assignment / result.student, ignore_errors=True)
+        results.append(result)
+        report(
+            f"graded {result.student}, {result.assignment} ({len(results)}/"
+            f"{len(todo)})" + ("" if result.graded else f": {result.failure}")
+        )
     return results
 
 
@@ -248,57 +209,67 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Grade each ASSIGNMENT for the whole class; the exit code the module docstring gives."""
-    try:
-        if args.jobs < 1 or args.timeout <= 0:
-            raise ValueError("--jobs must be 1 or more and --timeout above 0")
-        if not args.assignments and not args.report:
-            raise ValueError(
-                "name the ASSIGNMENT to grade, e.g. 01_floor_plan, or give "
-                "--report for the class report of every graded assignment"
-            )
-        root, config = folders.course_root(Path.cwd(), args.course)
-        course = Course(root, config)
-        if args.report:
-            from kvlesson.grading.report import files  # matplotlib: only to draw the report
+    workers: Workers | None = None
+    with contextlib.ExitStack() as stack:
+        try:
+            if args.jobs < 1 or args.timeout <= 0:
+                raise ValueError("--jobs must be 1 or more and --timeout above 0")
+            if not args.assignments and not args.report:
+                raise ValueError(
+                    "name the ASSIGNMENT to grade, e.g. 01_floor_plan, or give "
+                    "--report for the class report of every graded assignment"
+                )
+            if not args.report:  # a worker first: its imports run beside the configuration's
+                folder = Path(tempfile.mkdtemp(prefix="kvlesson-grade-"))
+                stack.callback(shutil.rmtree, folder, ignore_errors=True)
+                workers = stack.enter_context(Workers(1, folder, args.timeout))
+            root, config = folders.course_root(Path.cwd(), args.course)
+            course = Course(root, config)
+            if args.report:
+                from kvlesson.grading.report import files  # matplotlib: to draw the report
 
-            print(files.course_line(course, args.assignments, args.names))
-            return 0
+                print(files.course_line(course, args.assignments, args.names))
+                return 0
+            for assignment in args.assignments:
+                check_ready(course, assignment, report=lambda line: print(line, file=sys.stderr))
+                if submitted_folders(course, assignment) == ([], []):
+                    raise ValueError(
+                        f"nothing to grade of {assignment}: {how_to_hand_in(assignment)}"
+                    )
+        except (ValueError, RuntimeError) as error:
+            if workers is not None:
+                workers.stop()  # nothing to grade: it ends now, mid-import
+            print(f"kvlesson grade: {error}", file=sys.stderr)
+            return 2
+        now = grade_pending(
+            course,
+            args.assignments,
+            args.force,
+            args.jobs,
+            workers,
+            report=lambda line: print(line, file=sys.stderr),
+        )
+        failures = []
         for assignment in args.assignments:
-            check_ready(course, assignment, report=lambda line: print(line, file=sys.stderr))
-            if submitted_folders(course, assignment) == ([], []):
-                raise ValueError(f"nothing to grade of {assignment}: {how_to_hand_in(assignment)}")
-    except (ValueError, RuntimeError) as error:
-        print(f"kvlesson grade: {error}", file=sys.stderr)
-        return 2
-    now = grade_pending(
-        course,
-        args.assignments,
-        args.force,
-        args.jobs,
-        args.timeout,
-        report=lambda line: print(line, file=sys.stderr),
-    )
-    failures = []
-    for assignment in args.assignments:
-        for line in submitted_folders(course, assignment)[1]:  # no student id: never graded
-            print(f"kvlesson grade: {line}", file=sys.stderr)
-            failures.append(line.split(":", 1)[0])
-        results = graded_notebooks(course, assignment)
-        print(
-            summary(
-                assignment,
-                results,
-                write_flags_file(root, assignment, results),
-                sum(r.assignment == assignment for r in now),
+            for line in submitted_folders(course, assignment)[1]:  # no student id: never graded
+                print(f"kvlesson grade: {line}", file=sys.stderr)
+                failures.append(line.split(":", 1)[0])
+            results = graded_notebooks(course, assignment)
+            print(
+                summary(
+                    assignment,
+                    results,
+                    write_flags_file(root, assignment, results),
+                    sum(r.assignment == assignment for r in now),
+                )
             )
-        )
-        print(report_line(course, assignment, args.names))
-        failures += sorted({f"{g.student} ({assignment})" for g in results if g.failure})
-    if failures:
-        print(
-            f"kvlesson grade: {counted(len(failures), 'submission')} could not be graded "
-            f"({', '.join(failures)}): they score 0, and the reason is in their flags",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
+            print(report_line(course, assignment, args.names))
+            failures += sorted({f"{g.student} ({assignment})" for g in results if g.failure})
+        if failures:
+            print(
+                f"kvlesson grade: {counted(len(failures), 'submission')} could not be graded "
+                f"({', '.join(failures)}): they score 0, and the reason is in their flags",
+                file=sys.stderr,
+            )
+            return 1
+        return 0

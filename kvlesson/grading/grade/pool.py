@@ -1,7 +1,8 @@
 """Grading workers side by side, and a deadline for each submission.
 
 `Workers(n, run, seconds)` starts n worker processes (`kvlesson.grading.grade.worker`, in
-isolated mode, in the run's folder, their log in that folder), hands each the next job as
+isolated mode, in the run's folder, their log in that folder; `grow` starts more: a run
+starts one before it has read the course), hands each the next job as
 soon as it is free, and yields each result as it comes. A job that runs past `seconds`
 (a kernel that hangs the worker, a notebook that never ends) is stopped by killing that
 worker and its box, and comes back as a failure; a new worker takes its place. A worker
@@ -117,14 +118,23 @@ class Workers:
         """The workers ended once their jobs are done (all told at once, so that they end
         side by side); stopped at once on an error."""
         if kind is not None:
-            for worker in self.workers:
-                worker.stop()
+            self.stop()
             return
         for worker in self.workers:
             worker.told()
         by = time.monotonic() + END_WAIT
         for worker in self.workers:
             worker.end(by)
+
+    def grow(self, n: int) -> None:
+        """Start workers until there are `n` (a run starts one before it knows its class)."""
+        while len(self.workers) < n:
+            self.workers.append(self._new())
+
+    def stop(self) -> None:
+        """Stop every worker at once (a run that found it has nothing to do)."""
+        for worker in self.workers:
+            worker.stop()
 
     def _new(self) -> Worker:
         self.started += 1

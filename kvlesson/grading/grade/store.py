@@ -28,7 +28,6 @@ from kvlesson.grading.course.folders import MARKER, Course, marker_of, read_time
 from kvlesson.grading.course.ids import id_problem
 from kvlesson.grading.course.results import FAILED, Flag, Marker, SubmissionResult
 from kvlesson.grading.course.text import printable
-from kvlesson.grading.grade.lateness import Late
 from kvlesson.grading.grade.sanitize import markdown_text, sanitized
 from kvlesson.grading.marking import diagnosis
 
@@ -147,6 +146,8 @@ def store_grades(course: Course, assignment: str, result: SubmissionResult) -> N
     """Write one result into the gradebook: the marks of the autograded tests, nbgrader's own
     grades of the other cells, 0 throughout for a submission that could not be graded, and
     each flag as a comment on the answer cell of its exercise."""
+    from kvlesson.grading.grade.lateness import Late  # nbgrader's plugin: when grades are written
+
     timestamp = submission_time(result)
     with course.gradebook() as gb, warnings.catch_warnings():
         # nbgrader's own SQLAlchemy warnings when it makes a submission ("Object of type

@@ -43,3 +43,12 @@ def test_on_an_error_every_worker_is_stopped_at_once(monkeypatch, tmp_path):
     except KeyboardInterrupt:
         pass
     assert Told.said == [("stopped", 1), ("stopped", 2)]
+
+
+def test_a_pool_grows_to_the_count_asked_and_never_shrinks(monkeypatch, tmp_path):
+    monkeypatch.setattr(pool, "Worker", Told)
+    Told.said = []
+    with pool.Workers(1, tmp_path, seconds=60) as workers:
+        workers.grow(3)
+        workers.grow(2)
+        assert [w.number for w in workers.workers] == [1, 2, 3]

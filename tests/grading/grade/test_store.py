@@ -11,6 +11,7 @@ student's failure while the class goes on.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import os
 import sqlite3
@@ -18,7 +19,7 @@ import sqlite3
 from kvlesson.grading.course.folders import MARKER, Marker
 from kvlesson.grading.course.results import Flag, SubmissionResult
 from kvlesson.grading.course.text import csv_cell, terminal_safe
-from kvlesson.grading.grade import command, store
+from kvlesson.grading.grade import command, store, summary
 
 NOT_UTF8 = os.fsdecode(b"caf\xe9")
 
@@ -49,7 +50,7 @@ def test_the_flags_file_escapes_what_the_student_wrote(tmp_path):
     from kvlesson.grading.course.results import Graded
 
     flag = Flag('=HYPERLINK("http://evil","open me")', student="ann", notebook="floor_plan")
-    path = command.write_flags_file(
+    path = summary.write_flags_file(
         tmp_path, "01_floor_plan", [Graded("ann", "floor_plan", 1.0, 6.0, (flag,))]
     )
     rows = list(csv.reader(path.open()))
@@ -88,7 +89,7 @@ def test_a_result_that_cannot_be_stored_becomes_that_students_failure(tmp_path, 
     monkeypatch.setattr(command, "store_grades", grades)
     monkeypatch.setattr(command, "store_files", files)
     course = type("C", (), {"root": tmp_path, "submitted": tmp_path / "submitted"})()
-    (tmp_path / command.FLAGS_FOLDER).mkdir()
+    (tmp_path / summary.FLAGS_FOLDER).mkdir()
     for student in ("ann", "bob"):
         result = command.store_guarded(
             course, SubmissionResult("01_floor_plan", student, None, True), report=print
@@ -98,3 +99,41 @@ def test_a_result_that_cannot_be_stored_becomes_that_students_failure(tmp_path, 
     assert "storing its result failed (UnicodeEncodeError" in stored[0][2]
     assert stored[1] == ("bob", True, "")
     assert Marker.read(tmp_path / "autograded" / "ann" / "01_floor_plan" / MARKER).failure
+
+
+def test_a_worker_starts_before_the_course_is_read_and_stops_if_nothing_is_graded(monkeypatch):
+    """The command starts one worker first, so that its imports (about 1 s of a core) run
+    beside the command's reading of the course's configuration (which imports nbgrader);
+    when the run then finds nothing to grade, that worker is stopped at once."""
+    said = []
+
+    class Noted:
+        def __init__(self, n, run, seconds):
+            said.append(("started", n))
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            said.append(("ended",))
+
+        def stop(self):
+            said.append(("stopped",))
+
+    def no_course(cwd, given):
+        said.append(("course read",))
+        raise ValueError("no course here")
+
+    monkeypatch.setattr(command, "Workers", Noted)
+    monkeypatch.setattr(command.folders, "course_root", no_course)
+    args = argparse.Namespace(
+        assignments=["01_floor_plan"],
+        report=False,
+        names=False,
+        course=None,
+        force=False,
+        jobs=2,
+        timeout=600.0,
+    )
+    assert command.run(args) == 2
+    assert said == [("started", 1), ("course read",), ("stopped",), ("ended",)]
