@@ -85,12 +85,11 @@ def grade_pending(
     report=print,
 ) -> list[SubmissionResult]:
     """Grade every pending submission of the `assignments` with `workers` (grown to `jobs`,
-    none more than the submissions), writing each result as it comes; the results of this
-    run."""
+    none more than the pending submissions), writing each result as it comes; the results
+    of this run."""
     run = workers.run_folder
     results: list[SubmissionResult] = []
     (course.root / FLAGS_FOLDER).mkdir(exist_ok=True)
-    workers.grow(min(jobs, sum(len(submitted_folders(course, a)[0]) for a in assignments)))
     template = run / "template.db"
     snapshot(course.database(), template)
     todo = [
@@ -106,6 +105,9 @@ def grade_pending(
         for assignment in assignments
         for student in pending(course, assignment, force)
     ]
+    if not todo:
+        workers.stop()  # every submission has its result: the one started early is not needed
+    workers.grow(min(jobs, len(todo)))
     for result in workers.run(todo):
         result = store_guarded(course, result, report)
         shutil.rmtree(run / result.assignment / result.student, ignore_errors=True)

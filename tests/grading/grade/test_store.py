@@ -15,6 +15,9 @@ import argparse
 import csv
 import os
 import sqlite3
+import types
+
+import pytest
 
 from kvlesson.grading.course.folders import MARKER, Marker
 from kvlesson.grading.course.results import Flag, SubmissionResult
@@ -137,3 +140,37 @@ def test_a_worker_starts_before_the_course_is_read_and_stops_if_nothing_is_grade
     )
     assert command.run(args) == 2
     assert said == [("started", 1), ("course read",), ("stopped",), ("ended",)]
+
+
+@pytest.mark.parametrize(
+    "waiting, asked",
+    [
+        ([], ["stopped", ("grow to", 0), ("given", 0)]),
+        (["ann", "bob", "cy"], [("grow to", 2), ("given", 3)]),
+    ],
+)
+def test_workers_grow_to_the_submissions_that_wait_and_none_are_kept_for_none(
+    monkeypatch, tmp_path, waiting, asked
+):
+    """The worker started early is stopped when every submission has its result already (a
+    run again); otherwise the pool grows to --jobs, never past the submissions that wait."""
+    said = []
+
+    class Noted:
+        run_folder = tmp_path
+
+        def stop(self):
+            said.append("stopped")
+
+        def grow(self, n):
+            said.append(("grow to", n))
+
+        def run(self, todo):
+            said.append(("given", len(todo)))
+            return iter(())
+
+    monkeypatch.setattr(command, "pending", lambda course, assignment, force: waiting)
+    monkeypatch.setattr(command, "snapshot", lambda database, to: None)
+    course = types.SimpleNamespace(root=tmp_path, database=lambda: tmp_path / "gradebook.db")
+    assert command.grade_pending(course, ["01_floor_plan"], False, 2, Noted()) == []
+    assert said == asked
