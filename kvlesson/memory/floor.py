@@ -105,11 +105,12 @@ def _split(
     number of bytes (every card and model of the course); else fractions (a float's exact
     value). The same floats either way: each the nearest to the exact value (int / int is
     correctly rounded in Python, as a Fraction's float is)."""
-    if type(card) is int and type(weights) is int and type(block_bytes) is int:
-        if reserve.is_integer():
-            allowed, pool = share * card, share * card - 100 * (weights + int(reserve))
-            blocks = max(0, pool // (100 * block_bytes))
-            return allowed / 100, pool / 100, blocks, (100 - share) * card / 100
+    whole = type(card) is type(weights) is type(block_bytes) is int and reserve.is_integer()
+    if whole:
+        allowed = share * card
+        pool = allowed - 100 * (weights + int(reserve))
+        blocks = max(0, pool // (100 * block_bytes))
+        return allowed / 100, pool / 100, blocks, (100 - share) * card / 100
     allowed = Fraction(share * card, 100)
     pool = allowed - weights - Fraction(reserve)
     blocks = max(0, int(pool // block_bytes))

@@ -12,6 +12,8 @@ PYTHONDONTWRITEBYTECODE): in the box, a kernel that imported a package with no f
 from __future__ import annotations
 
 import ctypes
+import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -38,3 +40,13 @@ def die_with_parent() -> None:
     """Ask Linux to kill this process when the grader that started it dies."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def leave() -> None:
+    """End this process, its work done: what it logged and printed written out, then gone
+    without the interpreter's teardown (0.3 to 0.4 s of a core in a process that imported
+    IPython or nbgrader: a grading worker, a zygote)."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

@@ -107,6 +107,7 @@ def grade_pending(
     ]
     if not todo:
         workers.stop()  # every submission has its result: the one started early is not needed
+        return results
     workers.grow(min(jobs, len(todo)))
     for result in workers.run(todo):
         result = store_guarded(course, result, report)

@@ -229,7 +229,7 @@ def main() -> None:
     """Grade the jobs that come on standard input, one JSON line each, answering each on
     standard output; whatever else prints goes to standard error (the run's log). The
     worker's zygotes are ended when the input ends."""
-    from kvlesson.grading.course.isolated import die_with_parent
+    from kvlesson.grading.course.isolated import die_with_parent, leave
 
     die_with_parent()
     answers = os.fdopen(os.dup(1), "w")
@@ -241,11 +241,7 @@ def main() -> None:
             answers.flush()
     finally:
         zygotes.close()
-    answers.flush()
-    logging.shutdown()  # whatever nbgrader's steps logged, written out
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)  # every answer given: the interpreter's teardown would cost ~0.4 s of a core
+    leave()  # every answer given (each written out as it came)
 
 
 if __name__ == "__main__":
